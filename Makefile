@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Developer entry point for raid5j.  Kernel build settings live in Kbuild;
+# this file finds the kernel, fetches md core's private headers and runs
+# the checks and tests.
+#
+#   make                    build raid5j.ko for the Debian 6.1 kernel
+#   make W=1 | V=1          passed through to kbuild
+#   make KVER=6.1.0-57-amd64 | KDIR=/path/to/headers
+#   make check              deps, module, unit tests, VM suite
+#   make vm T="create-assemble fio-verify" PERSONALITY=raid456
+#   make demo
+#
+# The target kernel is Debian's 6.1 (linux-image-6.1.*-amd64), never the
+# host's running kernel: `uname -r` is not used.
+
+KVER ?= $(shell $(CURDIR)/scripts/kver.sh --headers 2>/dev/null)
+KVER := $(KVER)
+KDIR ?= /lib/modules/$(KVER)/build
+
+BUILD     := $(CURDIR)/build
+MDHDR     := $(BUILD)/md-headers/$(KVER)
+MD_FILES  := drivers/md/md.h drivers/md/md-cluster.h drivers/md/md-bitmap.h
+CP_DIR    := $(BUILD)/checkpatch/$(KVER)
+CP_FILES  := scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
+STYLE_SRC  = $(wildcard drivers/*.c drivers/shared/*.c include/raid5j/*.h)
+
+VERSION   := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || echo 0.1)
+VERSION   := $(patsubst v%,%,$(VERSION))
+DKMS_SRC  := /usr/src/raid5j-$(VERSION)
+
+KBUILD     = $(MAKE) -C $(KDIR) M=$(CURDIR) R5J_MDHDR=$(MDHDR)
+
+all: module
+
+kver:
+	@if [ -z "$(KVER)" ]; then \
+		echo "error: no Debian 6.1 kernel headers installed (run: make deps)" >&2; \
+		exit 1; \
+	fi
+	@if [ ! -e "$(KDIR)/Makefile" ]; then \
+		echo "error: kernel build dir $(KDIR) not found (run: make deps)" >&2; \
+		exit 1; \
+	fi
+
+md-headers: kver
+	@$(CURDIR)/scripts/extract-kernel-source.sh $(KVER) $(MDHDR) $(MD_FILES)
+
+module: md-headers
+	$(KBUILD) modules
+
+sparse: md-headers
+	$(KBUILD) C=2 CHECK="sparse" modules
+
+style: kver
+	@$(CURDIR)/scripts/extract-kernel-source.sh $(KVER) $(CP_DIR) $(CP_FILES)
+	perl $(CP_DIR)/checkpatch.pl --no-tree --strict -f $(STYLE_SRC)
+
+deps:
+	$(CURDIR)/scripts/install-deps.sh
+
+unit:
+	@if [ -f tests/unit/Makefile ]; then \
+		$(MAKE) -C tests/unit run; \
+	else \
+		echo "unit: tests/unit/Makefile not there yet, nothing to run"; \
+	fi
+
+# One or more VM scenarios by name (T="a b"); all of them when T is empty.
+vm: module
+	$(CURDIR)/tests/vm/run.sh $(T)
+
+check:
+	@$(CURDIR)/tests/run-all.sh
+
+demo: deps
+	@$(MAKE) --no-print-directory module
+	@$(CURDIR)/tests/vm/demo.sh
+
+install: module
+	$(KBUILD) INSTALL_MOD_DIR=extra modules_install
+	depmod -a $(KVER)
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools install; fi
+
+# Copy the kernel sources (and what the build needs to fetch md headers)
+# where dkms expects them, then let dkms build and install for KVER.
+dkms-install:
+	install -d $(DKMS_SRC)/scripts
+	cp -a Kbuild Makefile drivers include $(DKMS_SRC)/
+	install -m 0755 scripts/kver.sh scripts/extract-kernel-source.sh $(DKMS_SRC)/scripts/
+	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' dkms.conf > $(DKMS_SRC)/dkms.conf
+	dkms add -m raid5j -v $(VERSION)
+	dkms install -m raid5j -v $(VERSION) -k $(KVER)
+
+clean:
+	@if [ -e "$(KDIR)/Makefile" ]; then $(KBUILD) clean; fi
+	@if [ -f tests/unit/Makefile ]; then $(MAKE) -C tests/unit clean; fi
+	rm -rf $(BUILD)/vm-logs $(BUILD)/vm-disks $(BUILD)/boot
+
+# Also drop the caches: extracted headers, checkpatch, initramfs.
+distclean: clean
+	rm -rf $(BUILD)
+
+.PHONY: all kver md-headers module sparse style deps unit vm check demo \
+	install dkms-install clean distclean
