@@ -1,9 +1,593 @@
 // SPDX-License-Identifier: GPL-2.0
-/* placeholder: replaced by the engine */
+/*
+ * raid5j: RAID4/5/6 md personality.  This file holds what md core calls:
+ * registration, array start and stop, member changes, /proc/mdstat.
+ * The stripe engine lives in r5j_stripe.c, r5j_handle.c, r5j_request.c.
+ */
 #include <linux/module.h>
-#include "md.h"
-static int __init r5j_init(void) { return 0; }
-static void __exit r5j_exit(void) { }
+#include <linux/namei.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include "md-bitmap.h"
+#include "r5j.h"
+#include "r5j_sysfs.h"
+
+/* Members that count as lost: missing, failed, or not yet rebuilt. */
+int r5j_calc_degraded(struct r5j_conf *conf)
+{
+	int i, degraded = 0;
+
+	rcu_read_lock();
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+
+		if (!rdev || test_bit(Faulty, &rdev->flags) ||
+		    !test_bit(In_sync, &rdev->flags))
+			degraded++;
+	}
+	rcu_read_unlock();
+	return degraded;
+}
+
+bool r5j_has_failed(struct r5j_conf *conf)
+{
+	return conf->mddev->degraded > conf->max_degraded;
+}
+
+static void r5j_daemon(struct md_thread *thread)
+{
+	struct mddev *mddev = thread->mddev;
+	struct r5j_conf *conf = mddev->private;
+	struct r5j_stripe *sh;
+	struct blk_plug plug;
+	int handled = 0;
+
+	md_check_recovery(mddev);
+
+	blk_start_plug(&plug);
+	for (;;) {
+		sh = r5j_next_handle(conf);
+		if (!sh) {
+			if (list_empty_careful(&conf->bitmap_list))
+				break;
+			r5j_flush_bitmap_list(conf);
+			continue;
+		}
+		r5j_handle_stripe(sh);
+		r5j_release_stripe(sh);
+		if (++handled % 64 == 0) {
+			if (mddev->sb_flags & ~BIT(MD_SB_CHANGE_PENDING))
+				md_check_recovery(mddev);
+			cond_resched();
+		}
+	}
+	blk_finish_plug(&plug);
+	r5j_return_held_bios(conf);
+
+	/* held completions need another look once the superblock is out */
+	thread->timeout = bio_list_empty(&conf->held_bios) ?
+		MAX_SCHEDULE_TIMEOUT : HZ / 20;
+	if (conf->quiesce)
+		wake_up(&conf->wait_quiesce);
+}
+
+static void free_conf(struct r5j_conf *conf)
+{
+	int i;
+
+	if (!conf)
+		return;
+	cancel_work_sync(&conf->retry_work);
+	r5j_cache_free(conf);
+	bioset_exit(&conf->bio_split);
+	bioset_exit(&conf->bio_clone);
+	mempool_exit(&conf->bref_pool);
+	for (i = 0; i < ARRAY_SIZE(conf->spare_page); i++)
+		if (conf->spare_page[i])
+			put_page(conf->spare_page[i]);
+	if (conf->zero_page)
+		put_page(conf->zero_page);
+	kfree(conf->xor_srcs);
+	kfree(conf->disks);
+	kfree(conf);
+}
+
+static struct kmem_cache *r5j_bref_cache;
+
+/* What raid5j cannot run yet: say so and touch nothing. */
+static int refuse_unsupported(struct mddev *mddev)
+{
+	struct md_rdev *rdev;
+
+	if (mddev->level == 6) {
+		pr_err("md/raid:%s: raid5j does not support RAID6 yet; use raid456\n",
+		       mdname(mddev));
+		return -EINVAL;
+	}
+	if (mddev->reshape_position != MaxSector ||
+	    mddev->new_level != mddev->level ||
+	    mddev->new_layout != mddev->layout ||
+	    mddev->new_chunk_sectors != mddev->chunk_sectors ||
+	    mddev->delta_disks) {
+		pr_err("md/raid:%s: reshape in progress or pending: not supported by raid5j; use raid456 to finish it\n",
+		       mdname(mddev));
+		return -EINVAL;
+	}
+	if (test_bit(MD_HAS_PPL, &mddev->flags)) {
+		pr_err("md/raid:%s: partial parity log (PPL) not supported by raid5j\n",
+		       mdname(mddev));
+		return -EINVAL;
+	}
+	rdev_for_each(rdev, mddev) {
+		if (test_bit(Journal, &rdev->flags) ||
+		    test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
+			pr_err("md/raid:%s: write journal not supported by raid5j yet; use raid456\n",
+			       mdname(mddev));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static struct r5j_conf *setup_conf(struct mddev *mddev)
+{
+	struct r5j_conf *conf;
+	struct md_rdev *rdev;
+	const char *why = NULL;
+	char pers_name[6];
+	int err = -ENOMEM;
+	int i;
+
+	conf = kzalloc(sizeof(*conf), GFP_KERNEL);
+	if (!conf)
+		return ERR_PTR(-ENOMEM);
+	conf->mddev = mddev;
+	conf->geom.level = mddev->level;
+	conf->geom.layout = mddev->layout;
+	conf->geom.raid_disks = mddev->raid_disks;
+	conf->geom.chunk_sectors = mddev->chunk_sectors;
+	if (r5j_geom_check(&conf->geom, &why) ||
+	    !is_power_of_2(mddev->chunk_sectors)) {
+		pr_err("md/raid:%s: unsupported geometry (level %d, layout %d, %d devices, %dk chunk): %s\n",
+		       mdname(mddev), mddev->level, mddev->layout,
+		       mddev->raid_disks, mddev->chunk_sectors / 2,
+		       why ? why : "chunk size must be a power of two");
+		kfree(conf);
+		return ERR_PTR(-EINVAL);
+	}
+	conf->raid_disks = mddev->raid_disks;
+	conf->max_degraded = r5j_geom_parity_disks(&conf->geom);
+	conf->data_disks = conf->raid_disks - conf->max_degraded;
+
+	spin_lock_init(&conf->lock);
+	INIT_LIST_HEAD(&conf->inactive);
+	INIT_LIST_HEAD(&conf->handle_list);
+	INIT_LIST_HEAD(&conf->bitmap_list);
+	bio_list_init(&conf->retry_reads);
+	bio_list_init(&conf->held_bios);
+	init_waitqueue_head(&conf->wait_for_stripe);
+	init_waitqueue_head(&conf->wait_quiesce);
+	atomic_set(&conf->aligned_reads, 0);
+	atomic64_set(&conf->bm_write_seq, 0);
+	INIT_WORK(&conf->retry_work, r5j_retry_reads_work);
+	conf->recovery_disabled = mddev->recovery_disabled - 1;
+
+	conf->disks = kcalloc(conf->raid_disks, sizeof(*conf->disks),
+			      GFP_KERNEL);
+	if (!conf->disks)
+		goto abort;
+	rdev_for_each(rdev, mddev) {
+		if (rdev->raid_disk < 0 || rdev->raid_disk >= conf->raid_disks)
+			continue;
+		RCU_INIT_POINTER(conf->disks[rdev->raid_disk].rdev, rdev);
+		if (test_bit(In_sync, &rdev->flags))
+			pr_info("md/raid:%s: device %pg operational as raid disk %d\n",
+				mdname(mddev), rdev->bdev, rdev->raid_disk);
+		else if (rdev->saved_raid_disk != rdev->raid_disk)
+			conf->fullsync = true;	/* not a re-add: rebuild all */
+	}
+
+	for (i = 0; i < ARRAY_SIZE(conf->spare_page); i++) {
+		conf->spare_page[i] = alloc_page(GFP_KERNEL);
+		if (!conf->spare_page[i])
+			goto abort;
+	}
+	conf->xor_srcs = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
+	if (!conf->xor_srcs)
+		goto abort;
+	conf->zero_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!conf->zero_page)
+		goto abort;
+	if (bioset_init(&conf->bio_split, BIO_POOL_SIZE, 0, 0))
+		goto abort;
+	if (bioset_init(&conf->bio_clone, BIO_POOL_SIZE,
+			offsetof(struct r5j_aligned_read, clone), 0))
+		goto abort;
+	if (mempool_init_slab_pool(&conf->bref_pool, R5J_MAX_REQ_STRIPES,
+				   r5j_bref_cache))
+		goto abort;
+	err = r5j_cache_init(conf);
+	if (err)
+		goto abort;
+
+	snprintf(pers_name, sizeof(pers_name), "raid%d", mddev->level);
+	mddev->thread = md_register_thread(r5j_daemon, mddev, pers_name);
+	if (!mddev->thread) {
+		err = -ENOMEM;
+		goto abort;
+	}
+	return conf;
+
+abort:
+	pr_err("md/raid:%s: couldn't allocate %dkB for buffers\n",
+	       mdname(mddev), R5J_DEFAULT_STRIPES * conf->raid_disks * 4);
+	free_conf(conf);
+	return ERR_PTR(err);
+}
+
+static sector_t r5j_size(struct mddev *mddev, sector_t sectors, int raid_disks)
+{
+	int parity = mddev->level == 6 ? 2 : 1;
+
+	if (!sectors)
+		sectors = mddev->dev_sectors;
+	if (!raid_disks)
+		raid_disks = mddev->raid_disks;
+	sectors &= ~((sector_t)mddev->chunk_sectors - 1);
+	return sectors * (raid_disks - parity);
+}
+
+static void set_queue_limits(struct mddev *mddev, struct r5j_conf *conf)
+{
+	struct request_queue *q = mddev->queue;
+	unsigned int chunk_bytes = mddev->chunk_sectors << 9;
+	struct md_rdev *rdev;
+
+	if (!q)
+		return;
+	blk_queue_io_min(q, chunk_bytes);
+	blk_queue_io_opt(q, chunk_bytes * conf->data_disks);
+	q->limits.raid_partial_stripes_expensive = 1;
+	rdev_for_each(rdev, mddev)
+		disk_stack_limits(mddev->gendisk, rdev->bdev,
+				  rdev->data_offset << 9);
+	/* blocks must not change behind parity's back */
+	blk_queue_max_discard_sectors(q, 0);
+	blk_queue_max_write_zeroes_sectors(q, 0);
+	blk_queue_max_hw_sectors(q, R5J_MAX_REQ_STRIPES * R5J_STRIPE_SECTORS);
+	blk_queue_max_segments(q, USHRT_MAX);
+}
+
+static int r5j_run(struct mddev *mddev)
+{
+	struct r5j_conf *conf;
+	int err;
+
+	if (mddev_init_writes_pending(mddev) < 0)
+		return -ENOMEM;
+	err = refuse_unsupported(mddev);
+	if (err)
+		return err;
+
+	if (mddev->recovery_cp != MaxSector)
+		pr_notice("md/raid:%s: not clean -- starting background reconstruction\n",
+			  mdname(mddev));
+
+	conf = setup_conf(mddev);
+	if (IS_ERR(conf))
+		return PTR_ERR(conf);
+	mddev->private = conf;
+
+	mddev->degraded = r5j_calc_degraded(conf);
+	if (r5j_has_failed(conf)) {
+		pr_crit("md/raid:%s: not enough operational devices (%d/%d failed)\n",
+			mdname(mddev), mddev->degraded, conf->raid_disks);
+		goto abort;
+	}
+	mddev->dev_sectors &= ~((sector_t)mddev->chunk_sectors - 1);
+	mddev->resync_max_sectors = mddev->dev_sectors;
+
+	if (mddev->degraded > 0 && mddev->recovery_cp != MaxSector) {
+		if (mddev->ok_start_degraded) {
+			pr_crit("md/raid:%s: starting dirty degraded array - data corruption possible.\n",
+				mdname(mddev));
+		} else {
+			pr_crit("md/raid:%s: cannot start dirty degraded array.\n",
+				mdname(mddev));
+			goto abort;
+		}
+	}
+
+	pr_info("md/raid:%s: raid level %d active with %d out of %d devices, algorithm %d\n",
+		mdname(mddev), mddev->level, mddev->raid_disks - mddev->degraded,
+		mddev->raid_disks, mddev->layout);
+
+	r5j_sysfs_register(mddev);
+	md_set_array_sectors(mddev, r5j_size(mddev, 0, 0));
+	set_queue_limits(mddev, conf);
+	return 0;
+
+abort:
+	md_unregister_thread(&mddev->thread);
+	free_conf(conf);
+	mddev->private = NULL;
+	pr_warn("md/raid:%s: failed to run raid set.\n", mdname(mddev));
+	return -EIO;
+}
+
+static void r5j_free(struct mddev *mddev, void *priv)
+{
+	free_conf(priv);
+	r5j_sysfs_unregister(mddev);
+}
+
+static void r5j_status(struct seq_file *seq, struct mddev *mddev)
+{
+	struct r5j_conf *conf = mddev->private;
+	int i;
+
+	seq_printf(seq, " level %d, %dk chunk, algorithm %d", mddev->level,
+		   mddev->chunk_sectors / 2, mddev->layout);
+	seq_printf(seq, " [%d/%d] [", conf->raid_disks,
+		   conf->raid_disks - mddev->degraded);
+	rcu_read_lock();
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+
+		seq_puts(seq, rdev && test_bit(In_sync, &rdev->flags) ?
+			 "U" : "_");
+	}
+	rcu_read_unlock();
+	seq_puts(seq, "]");
+}
+
+static void r5j_error(struct mddev *mddev, struct md_rdev *rdev)
+{
+	struct r5j_conf *conf = mddev->private;
+	unsigned long flags;
+
+	pr_crit("md/raid:%s: Disk failure on %pg, disabling device.\n",
+		mdname(mddev), rdev->bdev);
+
+	spin_lock_irqsave(&conf->lock, flags);
+	set_bit(Faulty, &rdev->flags);
+	clear_bit(In_sync, &rdev->flags);
+	mddev->degraded = r5j_calc_degraded(conf);
+	if (r5j_has_failed(conf)) {
+		set_bit(MD_BROKEN, &mddev->flags);
+		conf->recovery_disabled = mddev->recovery_disabled;
+		pr_crit("md/raid:%s: Cannot continue operation (%d/%d failed).\n",
+			mdname(mddev), mddev->degraded, conf->raid_disks);
+	} else {
+		pr_crit("md/raid:%s: Operation continuing on %d devices.\n",
+			mdname(mddev), conf->raid_disks - mddev->degraded);
+	}
+	spin_unlock_irqrestore(&conf->lock, flags);
+
+	set_bit(MD_RECOVERY_INTR, &mddev->recovery);
+	set_bit(Blocked, &rdev->flags);
+	/* writes that skipped this member complete after the sb says so */
+	set_mask_bits(&mddev->sb_flags, 0,
+		      BIT(MD_SB_CHANGE_DEVS) | BIT(MD_SB_CHANGE_PENDING));
+}
+
+static int r5j_hot_add(struct mddev *mddev, struct md_rdev *rdev)
+{
+	struct r5j_conf *conf = mddev->private;
+	int first = 0, last = conf->raid_disks - 1;
+	int disk;
+
+	if (test_bit(Journal, &rdev->flags)) {
+		pr_err("md/raid:%s: write journal not supported by raid5j yet\n",
+		       mdname(mddev));
+		return -EINVAL;
+	}
+	if (test_bit(Replacement, &rdev->flags) ||
+	    mddev->recovery_disabled == conf->recovery_disabled)
+		return -EBUSY;
+	if (rdev->saved_raid_disk < 0 && r5j_has_failed(conf))
+		return -EINVAL;	/* nothing to rebuild from */
+	if (rdev->raid_disk >= 0)
+		first = last = rdev->raid_disk;
+	/* a member coming back takes its old slot, so the bitmap can help */
+	if (rdev->saved_raid_disk >= first && rdev->saved_raid_disk <= last &&
+	    !rcu_access_pointer(conf->disks[rdev->saved_raid_disk].rdev))
+		first = rdev->saved_raid_disk;
+
+	for (disk = first; disk <= last; disk++) {
+		if (rcu_access_pointer(conf->disks[disk].rdev))
+			continue;
+		clear_bit(In_sync, &rdev->flags);
+		rdev->raid_disk = disk;
+		if (rdev->saved_raid_disk != disk)
+			conf->fullsync = true;
+		rcu_assign_pointer(conf->disks[disk].rdev, rdev);
+		return 0;
+	}
+	return -EEXIST;
+}
+
+static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
+{
+	struct r5j_conf *conf = mddev->private;
+	int number = rdev->raid_disk;
+	struct r5j_disk *p;
+
+	if (test_bit(Journal, &rdev->flags))
+		return 0;
+	if (number < 0 || number >= conf->raid_disks)
+		return 0;
+	p = &conf->disks[number];
+	if (rcu_access_pointer(p->rdev) != rdev)
+		return 0;
+	if (test_bit(In_sync, &rdev->flags) || atomic_read(&rdev->nr_pending))
+		return -EBUSY;
+	/* a working member being rebuilt goes only if rebuild cannot work */
+	if (!test_bit(Faulty, &rdev->flags) &&
+	    mddev->recovery_disabled != conf->recovery_disabled &&
+	    !r5j_has_failed(conf))
+		return -EBUSY;
+	RCU_INIT_POINTER(p->rdev, NULL);
+	if (!test_bit(RemoveSynchronized, &rdev->flags)) {
+		synchronize_rcu();
+		if (atomic_read(&rdev->nr_pending)) {
+			/* lost a race with new I/O: try again later */
+			rcu_assign_pointer(p->rdev, rdev);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+static int r5j_spare_active(struct mddev *mddev)
+{
+	struct r5j_conf *conf = mddev->private;
+	unsigned long flags;
+	int i, count = 0;
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct md_rdev *rdev = rcu_dereference_protected(conf->disks[i].rdev,
+				lockdep_is_held(&mddev->reconfig_mutex));
+
+		if (rdev && rdev->recovery_offset == MaxSector &&
+		    !test_bit(Faulty, &rdev->flags) &&
+		    !test_and_set_bit(In_sync, &rdev->flags)) {
+			count++;
+			sysfs_notify_dirent_safe(rdev->sysfs_state);
+		}
+	}
+	spin_lock_irqsave(&conf->lock, flags);
+	mddev->degraded = r5j_calc_degraded(conf);
+	spin_unlock_irqrestore(&conf->lock, flags);
+	return count;
+}
+
+static int r5j_resize(struct mddev *mddev, sector_t sectors)
+{
+	sector_t newsize;
+	int err;
+
+	sectors &= ~((sector_t)mddev->chunk_sectors - 1);
+	newsize = r5j_size(mddev, sectors, mddev->raid_disks);
+	if (mddev->external_size && mddev->array_sectors > newsize)
+		return -EINVAL;
+	if (mddev->bitmap) {
+		err = md_bitmap_resize(mddev->bitmap, sectors, 0, 0);
+		if (err)
+			return err;
+	}
+	md_set_array_sectors(mddev, newsize);
+	if (sectors > mddev->dev_sectors &&
+	    mddev->recovery_cp > mddev->dev_sectors) {
+		mddev->recovery_cp = mddev->dev_sectors;
+		set_bit(MD_RECOVERY_NEEDED, &mddev->recovery);
+	}
+	mddev->dev_sectors = sectors;
+	mddev->resync_max_sectors = sectors;
+	return 0;
+}
+
+static bool quiesced(struct r5j_conf *conf)
+{
+	return conf->active_stripes == 0 && list_empty(&conf->handle_list) &&
+	       atomic_read(&conf->aligned_reads) == 0;
+}
+
+static void r5j_quiesce(struct mddev *mddev, int quiesce)
+{
+	struct r5j_conf *conf = mddev->private;
+
+	spin_lock_irq(&conf->lock);
+	if (quiesce) {
+		conf->quiesce = 1;
+		md_wakeup_thread(mddev->thread);
+		wait_event_lock_irq(conf->wait_quiesce, quiesced(conf),
+				    conf->lock);
+	} else {
+		conf->quiesce = 0;
+		wake_up(&conf->wait_quiesce);
+		wake_up(&conf->wait_for_stripe);
+	}
+	spin_unlock_irq(&conf->lock);
+}
+
+#define R5J_PERSONALITY(lvl)					\
+	{							\
+		.name		= "raid" #lvl,			\
+		.level		= lvl,				\
+		.owner		= THIS_MODULE,			\
+		.make_request	= r5j_make_request,		\
+		.run		= r5j_run,			\
+		.free		= r5j_free,			\
+		.status		= r5j_status,			\
+		.error_handler	= r5j_error,			\
+		.hot_add_disk	= r5j_hot_add,			\
+		.hot_remove_disk = r5j_hot_remove,		\
+		.spare_active	= r5j_spare_active,		\
+		.sync_request	= r5j_sync_request,		\
+		.resize		= r5j_resize,			\
+		.size		= r5j_size,			\
+		.quiesce	= r5j_quiesce,			\
+	}
+
+/* md core names personalities by level; mdadm reads the name from sysfs. */
+static struct md_personality r5j_personalities[] = {
+	R5J_PERSONALITY(6),
+	R5J_PERSONALITY(5),
+	R5J_PERSONALITY(4),
+};
+
+/*
+ * md core uses the first personality registered for a level, so with
+ * raid456 loaded ours would silently never run.  md core exports no way
+ * to ask, so look for the module in sysfs.
+ */
+static bool raid456_loaded(void)
+{
+	struct path path;
+
+	if (kern_path("/sys/module/raid456", LOOKUP_FOLLOW, &path))
+		return false;
+	path_put(&path);
+	return true;
+}
+
+static int __init r5j_init(void)
+{
+	int i, err;
+
+	if (raid456_loaded()) {
+		pr_err("raid5j: raid456 is loaded and would keep handling RAID4/5/6 arrays; stop its arrays and 'rmmod raid456' first\n");
+		return -EBUSY;
+	}
+	r5j_bref_cache = KMEM_CACHE(r5j_bref, 0);
+	if (!r5j_bref_cache)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(r5j_personalities); i++) {
+		err = register_md_personality(&r5j_personalities[i]);
+		if (err)
+			goto fail;
+	}
+	pr_info("raid5j: RAID4/5 personality registered (levels 4, 5; 6 refused)\n");
+	return 0;
+fail:
+	while (--i >= 0)
+		unregister_md_personality(&r5j_personalities[i]);
+	kmem_cache_destroy(r5j_bref_cache);
+	return err;
+}
+
+static void __exit r5j_exit(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(r5j_personalities); i++)
+		unregister_md_personality(&r5j_personalities[i]);
+	kmem_cache_destroy(r5j_bref_cache);
+}
+
 module_init(r5j_init);
 module_exit(r5j_exit);
 MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("RAID4/5/6 md personality with a write journal");
+MODULE_AUTHOR("raid5j developers");

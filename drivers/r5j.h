@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * raid5j: in-memory types of the stripe engine.
+ *
+ * A stripe is one 4 KiB row across all members (see include/raid5j/layout.h).
+ * Each cached stripe owns one page per member.  All stripe work runs in one
+ * thread, the array's md thread (r5j_daemon), so the state machine in
+ * r5j_handle.c never races with itself; other contexts only attach bios to a
+ * stripe (under sh->lock) or complete member I/O, and then hand the stripe to
+ * the daemon by releasing it with R5J_STRIPE_HANDLE set.
+ *
+ * Stripe life cycle (all list moves under conf->lock):
+ *
+ *          get (make_request, sync_request, daemon)
+ *   inactive ----------------------------------------> in use (count > 0)
+ *      ^                                                   |
+ *      |  release, nothing to do            release with  |
+ *      +------------------------------------ HANDLE set    v
+ *      |                                             handle_list
+ *      |                                                   |
+ *      +---- daemon: r5j_handle_stripe(), release <--------+
+ *
+ * An inactive stripe keeps its pages as a read cache until it is reused for
+ * another sector (least recently used first).
+ */
+#ifndef RAID5J_R5J_H
+#define RAID5J_R5J_H
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/mempool.h>
+#include <linux/workqueue.h>
+#include "md.h"
+#include "raid5j/layout.h"
+
+#define R5J_NAME "raid5j"
+
+/* Tunables */
+#define R5J_DEFAULT_STRIPES	256	/* stripe_cache_size at start, as raid456 */
+#define R5J_MIN_STRIPES		17	/* as raid456 */
+#define R5J_MAX_STRIPES		32768
+#define R5J_HASH_SHIFT		10
+#define R5J_MAX_REQ_STRIPES	256	/* largest bio, in stripes (1 MiB) */
+
+/* dev->flags */
+enum r5j_dev_flag {
+	R5J_UPTODATE,	/* page holds the block as on disk (or as to be written) */
+	R5J_LOCKED,	/* member I/O in flight on this page */
+	R5J_OVERWRITE,	/* pending writes cover the whole block */
+	R5J_READ_ERROR,	/* a read of this block failed in this stripe */
+	R5J_WRITE_ERROR,/* the last write of this block failed */
+	R5J_SYNC_WRITE,	/* in-flight write is a resync/repair/rebuild write */
+};
+
+/* sh->state */
+enum r5j_stripe_flag {
+	R5J_STRIPE_HANDLE,	/* needs the daemon */
+	R5J_STRIPE_SYNC,	/* sync_request asked for this stripe */
+	R5J_STRIPE_SYNC_STARTED,/* cache dropped, members being read */
+	R5J_STRIPE_SYNC_IO,	/* sync writes in flight */
+	R5J_STRIPE_DEGRADED,	/* a write skipped a member: keep bitmap bit */
+	R5J_STRIPE_BITMAP_WAIT,	/* new writes need the bitmap on disk first */
+	R5J_STRIPE_WRITING,	/* bios on ->written are in flight */
+	R5J_STRIPE_FUA,		/* a bio being written asked for FUA */
+	R5J_STRIPE_ON_LIST,	/* on conf->handle_list (conf->lock) */
+};
+
+/*
+ * One bio's share of one block.  A bio spans many stripes and so sits on
+ * many lists at once: bi_next cannot chain it, a small ref does.
+ */
+struct r5j_bref {
+	struct r5j_bref *next;
+	struct bio *bio;
+};
+
+struct r5j_blist {
+	struct r5j_bref *head;
+	struct r5j_bref **tail;
+};
+
+struct r5j_dev {
+	struct page *page;
+	struct r5j_blist toread;	/* waiting reads (sh->lock) */
+	struct r5j_blist towrite;	/* waiting writes, arrival order */
+	struct r5j_blist written;	/* copied into page, on their way */
+	sector_t array_sector;	/* array sector of this block (data only) */
+	unsigned long flags;
+	u8 towrite_mask;	/* sectors of the block covered by towrite */
+	struct md_rdev *rdev;	/* member of the I/O in flight */
+	struct bio req;		/* member I/O for this block */
+	struct bio_vec vec;
+};
+
+struct r5j_conf;
+
+struct r5j_stripe {
+	struct hlist_node hash;
+	struct list_head lru;		/* inactive or handle list */
+	struct r5j_conf *conf;
+	sector_t sector;		/* dev sector, multiple of 8 */
+	struct r5j_stripe_map map;
+	unsigned long state;
+	atomic_t count;			/* references; 0 = on a list */
+	atomic_t io_pending;		/* member I/Os in flight */
+	int failed_io;			/* member I/Os that failed (daemon) */
+	u64 bm_seq;			/* bitmap writes this stripe depends on */
+	spinlock_t lock;		/* bio lists of dev[] */
+	struct r5j_dev dev[];
+};
+
+struct r5j_disk {
+	struct md_rdev __rcu *rdev;
+};
+
+struct r5j_stats {
+	atomic64_t stripes_handled;
+	atomic64_t rmw;
+	atomic64_t rcw;
+	atomic64_t full_stripe_writes;
+	atomic64_t member_reads;
+	atomic64_t member_writes;
+	atomic64_t aligned_reads;
+	atomic64_t degraded_reads;
+	atomic64_t bitmap_waits;
+	atomic64_t stripe_waits;
+};
+
+struct r5j_conf {
+	struct mddev *mddev;
+	struct r5j_geom geom;
+	int raid_disks;
+	int max_degraded;
+	int data_disks;
+	struct r5j_disk *disks;
+
+	spinlock_t lock;		/* lists, hash, counters below */
+	struct hlist_head *hash;
+	struct list_head inactive;	/* LRU: head = most recent */
+	struct list_head handle_list;
+	struct list_head bitmap_list;	/* waiting for md_bitmap_unplug() */
+	struct bio_list retry_reads;	/* failed aligned reads (lock) */
+	struct bio_list held_bios;	/* completions held for sb update */
+	int nr_stripes;			/* allocated */
+	int max_nr_stripes;		/* stripe_cache_size */
+	int active_stripes;		/* count > 0 */
+	wait_queue_head_t wait_for_stripe;
+	wait_queue_head_t wait_quiesce;
+	int quiesce;			/* 1: no new requests */
+	atomic_t aligned_reads;		/* bypass reads in flight */
+
+	atomic64_t bm_write_seq;	/* bitmap startwrite calls */
+	u64 bm_flush_seq;		/* covered by the last unplug */
+
+	int recovery_disabled;
+	bool fullsync;
+
+	struct page *spare_page[2];	/* daemon only: parity check scratch */
+	struct page *zero_page;		/* daemon only: zero block */
+	void **xor_srcs;		/* daemon only: raid_disks pointers */
+	struct bio_set bio_split;
+	struct bio_set bio_clone;	/* chunk-aligned reads */
+	mempool_t bref_pool;
+	struct work_struct retry_work;
+	struct r5j_stats stats;
+};
+
+/* A chunk-aligned read sent straight to one member. */
+struct r5j_aligned_read {
+	struct r5j_conf *conf;
+	struct md_rdev *rdev;
+	struct bio *orig;
+	struct bio clone;	/* must be last: bioset front_pad */
+};
+
+/* r5j_stripe.c */
+int r5j_cache_init(struct r5j_conf *conf);
+void r5j_cache_free(struct r5j_conf *conf);
+int r5j_cache_resize(struct r5j_conf *conf, int size);
+#define R5J_GET_NOBLOCK	1
+#define R5J_GET_NOQUIESCE 2
+struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
+				  int flags);
+void r5j_release_stripe(struct r5j_stripe *sh);
+struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf);
+int r5j_active_stripes(struct r5j_conf *conf);
+
+/* r5j_handle.c */
+void r5j_handle_stripe(struct r5j_stripe *sh);
+void r5j_flush_bitmap_list(struct r5j_conf *conf);
+void r5j_return_bio(struct r5j_conf *conf, struct bio *bi);
+void r5j_return_held_bios(struct r5j_conf *conf);
+
+/* r5j_request.c */
+bool r5j_make_request(struct mddev *mddev, struct bio *bi);
+sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
+			  int *skipped);
+void r5j_retry_reads_work(struct work_struct *work);
+
+/* r5j_main.c */
+int r5j_calc_degraded(struct r5j_conf *conf);
+bool r5j_has_failed(struct r5j_conf *conf);
+
+static inline void r5j_blist_init(struct r5j_blist *l)
+{
+	l->head = NULL;
+	l->tail = &l->head;
+}
+
+static inline bool r5j_blist_empty(const struct r5j_blist *l)
+{
+	return !l->head;
+}
+
+static inline void r5j_blist_add(struct r5j_blist *l, struct r5j_bref *ref)
+{
+	ref->next = NULL;
+	*l->tail = ref;
+	l->tail = &ref->next;
+}
+
+/* Move all of @from to the end of @to. */
+static inline void r5j_blist_splice(struct r5j_blist *to, struct r5j_blist *from)
+{
+	if (!from->head)
+		return;
+	*to->tail = from->head;
+	to->tail = from->tail;
+	r5j_blist_init(from);
+}
+
+static inline struct r5j_bref *r5j_blist_pop(struct r5j_blist *l)
+{
+	struct r5j_bref *ref = l->head;
+
+	if (ref) {
+		l->head = ref->next;
+		if (!l->head)
+			l->tail = &l->head;
+	}
+	return ref;
+}
+
+static inline int r5j_is_parity(struct r5j_stripe *sh, int i)
+{
+	return i == sh->map.pd_idx || i == sh->map.qd_idx;
+}
+
+#endif /* RAID5J_R5J_H */

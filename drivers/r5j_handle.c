@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid5j stripe state machine.  Runs only in the daemon, one stripe at a
+ * time, and only while none of the stripe's member I/O is in flight: every
+ * decision is taken on a quiet stripe, then I/O is started and the stripe
+ * comes back when the last of it completes.
+ *
+ * One pass, in order:
+ *   1. finish     writes or sync writes that just completed: return bios
+ *   2. give up    more members unusable than parity covers: fail bios
+ *   3. write      rmw or rcw: read what is missing, then (bitmap on disk
+ *                 first) copy bios into pages, compute parity, write
+ *   4. read       serve reads from up-to-date pages, read or reconstruct
+ *   5. sync       resync/check/repair/rebuild of this stripe
+ */
+#include <linux/highmem.h>
+#include <linux/raid/xor.h>
+#include "md-bitmap.h"
+#include "r5j.h"
+
+struct r5j_state {
+	int failed;			/* members whose block cannot be read */
+	int failed_num[2];
+	DECLARE_BITMAP(readable, R5J_MAX_DISKS);
+	DECLARE_BITMAP(writable, R5J_MAX_DISKS);
+};
+
+static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	int i;
+
+	s->failed = 0;
+	bitmap_zero(s->readable, conf->raid_disks);
+	bitmap_zero(s->writable, conf->raid_disks);
+	rcu_read_lock();
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+		bool usable = rdev && !test_bit(Faulty, &rdev->flags);
+
+		if (usable)
+			__set_bit(i, s->writable);
+		if (usable && !test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
+		    (test_bit(In_sync, &rdev->flags) ||
+		     sh->sector + R5J_STRIPE_SECTORS <= rdev->recovery_offset)) {
+			__set_bit(i, s->readable);
+			continue;
+		}
+		if (s->failed < 2)
+			s->failed_num[s->failed] = i;
+		s->failed++;
+	}
+	rcu_read_unlock();
+}
+
+static void r5j_end_io(struct bio *bio)
+{
+	struct r5j_stripe *sh = bio->bi_private;
+	struct r5j_dev *dev = container_of(bio, struct r5j_dev, req);
+	struct r5j_conf *conf = sh->conf;
+	struct md_rdev *rdev = dev->rdev;
+	bool is_write = op_is_write(bio_op(bio));
+
+	if (bio->bi_status) {
+		pr_err_ratelimited("md/raid:%s: %s error on %pg at sector %llu, failing device\n",
+				   mdname(conf->mddev),
+				   is_write ? "write" : "read", rdev->bdev,
+				   (unsigned long long)sh->sector);
+		set_bit(is_write ? R5J_WRITE_ERROR : R5J_READ_ERROR,
+			&dev->flags);
+		md_error(conf->mddev, rdev);
+	} else if (!is_write) {
+		set_bit(R5J_UPTODATE, &dev->flags);
+	}
+	bio_uninit(bio);
+	clear_bit(R5J_LOCKED, &dev->flags);
+	rdev_dec_pending(rdev, conf->mddev);
+	set_bit(R5J_STRIPE_HANDLE, &sh->state);
+	atomic_dec(&sh->io_pending);
+	r5j_release_stripe(sh);
+}
+
+/* Start I/O of block @i to its member; false if the member is gone. */
+static bool submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
+			 bool sync_io)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct r5j_dev *dev = &sh->dev[i];
+	struct md_rdev *rdev;
+
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[i].rdev);
+	if (!rdev || test_bit(Faulty, &rdev->flags)) {
+		rcu_read_unlock();
+		return false;
+	}
+	atomic_inc(&rdev->nr_pending);
+	rcu_read_unlock();
+
+	if (op_is_write(opf))
+		atomic64_inc(&conf->stats.member_writes);
+	else
+		atomic64_inc(&conf->stats.member_reads);
+	if (sync_io)
+		md_sync_acct(rdev->bdev, R5J_STRIPE_SECTORS);
+
+	dev->rdev = rdev;
+	bio_init(&dev->req, rdev->bdev, &dev->vec, 1, opf);
+	dev->req.bi_iter.bi_sector = sh->sector + rdev->data_offset;
+	__bio_add_page(&dev->req, dev->page, PAGE_SIZE, 0);
+	dev->req.bi_end_io = r5j_end_io;
+	dev->req.bi_private = sh;
+	if (!op_is_write(opf))
+		clear_bit(R5J_UPTODATE, &dev->flags);
+	set_bit(R5J_LOCKED, &dev->flags);
+	atomic_inc(&sh->io_pending);
+	atomic_inc(&sh->count);
+	submit_bio_noacct(&dev->req);
+	return true;
+}
+
+/* dst ^= each of srcs; xor_blocks() takes at most MAX_XOR_BLOCKS sources. */
+static void xor_into(void *dst, void **srcs, int count)
+{
+	while (count > 0) {
+		int n = min(count, MAX_XOR_BLOCKS);
+
+		xor_blocks(n, PAGE_SIZE, dst, srcs);
+		srcs += n;
+		count -= n;
+	}
+}
+
+/*
+ * Compute block @target as the xor of every other block of a RAID4/5
+ * stripe (P is the xor of the data, so any one block is the xor of the
+ * rest).  Every other block must be up to date.
+ */
+static void xor_rebuild(struct r5j_stripe *sh, int target, void *out)
+{
+	struct r5j_conf *conf = sh->conf;
+	void **srcs = conf->xor_srcs;
+	int i, n = 0;
+
+	for (i = 0; i < conf->raid_disks; i++)
+		if (i != target)
+			srcs[n++] = page_address(sh->dev[i].page);
+	memset(out, 0, PAGE_SIZE);
+	xor_into(out, srcs, n);
+}
+
+/* Recompute parity from the data blocks, all of which are up to date. */
+static void compute_parity(struct r5j_stripe *sh)
+{
+	struct r5j_dev *p = &sh->dev[sh->map.pd_idx];
+
+	xor_rebuild(sh, sh->map.pd_idx, page_address(p->page));
+	set_bit(R5J_UPTODATE, &p->flags);
+}
+
+/* Fill in the unreadable blocks from the others (all up to date). */
+static void compute_missing(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	int i;
+
+	for (i = 0; i < s->failed && i < 2; i++) {
+		int f = s->failed_num[i];
+
+		if (test_bit(R5J_UPTODATE, &sh->dev[f].flags))
+			continue;
+		xor_rebuild(sh, f, page_address(sh->dev[f].page));
+		set_bit(R5J_UPTODATE, &sh->dev[f].flags);
+	}
+}
+
+/*
+ * Make every block in @want up to date: read those that can be read; if
+ * any cannot, read all the others and compute it.  Returns true when all of
+ * @want is up to date now, false when reads were started.
+ */
+static bool ensure_blocks(struct r5j_stripe *sh, struct r5j_state *s,
+			  unsigned long *want)
+{
+	struct r5j_conf *conf = sh->conf;
+	bool need_compute = false;
+	int i, reads = 0;
+
+	for_each_set_bit(i, want, conf->raid_disks) {
+		if (test_bit(R5J_UPTODATE, &sh->dev[i].flags))
+			continue;
+		if (test_bit(i, s->readable))
+			reads += submit_block(sh, i, REQ_OP_READ, false);
+		else
+			need_compute = true;
+	}
+	if (need_compute) {
+		for (i = 0; i < conf->raid_disks; i++)
+			if (test_bit(i, s->readable) &&
+			    !test_bit(R5J_UPTODATE, &sh->dev[i].flags) &&
+			    !test_bit(R5J_LOCKED, &sh->dev[i].flags))
+				reads += submit_block(sh, i, REQ_OP_READ, false);
+	}
+	if (reads)
+		return false;
+	if (need_compute)
+		compute_missing(sh, s);
+	return true;
+}
+
+/* Copy between @bio and the block at @block (array sector) in @page. */
+static void copy_bio_block(struct bio *bio, struct page *page, sector_t block,
+			   bool to_page)
+{
+	u64 blk_start = (u64)block << 9, blk_end = blk_start + PAGE_SIZE;
+	struct bvec_iter iter;
+	struct bio_vec bv;
+
+	bio_for_each_segment(bv, bio, iter) {
+		u64 seg_start = (u64)iter.bi_sector << 9;
+		u64 start = max(seg_start, blk_start);
+		u64 end = min(seg_start + bv.bv_len, blk_end);
+
+		if (seg_start >= blk_end)
+			break;
+		if (start >= end)
+			continue;
+		if (to_page)
+			memcpy_page(page, start - blk_start, bv.bv_page,
+				    bv.bv_offset + (start - seg_start),
+				    end - start);
+		else
+			memcpy_page(bv.bv_page, bv.bv_offset + (start - seg_start),
+				    page, start - blk_start, end - start);
+	}
+}
+
+/* Complete one bio's share; writes wait while a failure is being recorded. */
+void r5j_return_bio(struct r5j_conf *conf, struct bio *bi)
+{
+	unsigned long flags;
+
+	if (op_is_write(bio_op(bi)) &&
+	    test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags)) {
+		spin_lock_irqsave(&conf->lock, flags);
+		bio_list_add(&conf->held_bios, bi);
+		spin_unlock_irqrestore(&conf->lock, flags);
+		return;
+	}
+	bio_endio(bi);
+}
+
+void r5j_return_held_bios(struct r5j_conf *conf)
+{
+	struct bio_list list;
+	struct bio *bi;
+
+	if (test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags))
+		return;
+	spin_lock_irq(&conf->lock);
+	list = conf->held_bios;
+	bio_list_init(&conf->held_bios);
+	spin_unlock_irq(&conf->lock);
+	while ((bi = bio_list_pop(&list)))
+		bio_endio(bi);
+}
+
+static void end_write_part(struct r5j_stripe *sh, struct r5j_bref *ref,
+			   bool ok)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct bio *bi = ref->bio;
+
+	mempool_free(ref, &conf->bref_pool);
+	if (!ok)
+		bi->bi_status = BLK_STS_IOERR;
+	md_bitmap_endwrite(conf->mddev->bitmap, sh->sector, R5J_STRIPE_SECTORS,
+			   ok && !test_bit(R5J_STRIPE_DEGRADED, &sh->state), 0);
+	md_write_end(conf->mddev);
+	r5j_return_bio(conf, bi);
+}
+
+static void end_read_part(struct r5j_stripe *sh, struct r5j_bref *ref,
+			  bool ok)
+{
+	struct bio *bi = ref->bio;
+
+	mempool_free(ref, &sh->conf->bref_pool);
+	if (!ok)
+		bi->bi_status = BLK_STS_IOERR;
+	bio_endio(bi);
+}
+
+/* Writes of this stripe are on the members (or failed): complete bios. */
+static void finish_writes(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	bool ok = s->failed <= conf->max_degraded;
+	struct r5j_bref *ref;
+	int i;
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		if (test_and_clear_bit(R5J_WRITE_ERROR, &dev->flags))
+			set_bit(R5J_STRIPE_DEGRADED, &sh->state);
+		while ((ref = r5j_blist_pop(&dev->written)))
+			end_write_part(sh, ref, ok);
+	}
+	clear_bit(R5J_STRIPE_WRITING, &sh->state);
+	clear_bit(R5J_STRIPE_FUA, &sh->state);
+	clear_bit(R5J_STRIPE_DEGRADED, &sh->state);
+}
+
+/* Too many members lost for this stripe: every waiting bio fails. */
+static void fail_stripe(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct r5j_blist reads, writes;
+	struct r5j_bref *ref;
+	int i;
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		r5j_blist_init(&reads);
+		r5j_blist_init(&writes);
+		spin_lock_irq(&sh->lock);
+		r5j_blist_splice(&reads, &dev->toread);
+		r5j_blist_splice(&writes, &dev->towrite);
+		dev->towrite_mask = 0;
+		spin_unlock_irq(&sh->lock);
+		while ((ref = r5j_blist_pop(&reads)))
+			end_read_part(sh, ref, false);
+		while ((ref = r5j_blist_pop(&writes)))
+			end_write_part(sh, ref, false);
+	}
+	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state))
+		md_done_sync(conf->mddev, R5J_STRIPE_SECTORS, 0);
+}
+
+static bool has_writes(struct r5j_stripe *sh)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->raid_disks; i++)
+		if (!r5j_blist_empty(&sh->dev[i].towrite))
+			return true;
+	return false;
+}
+
+/*
+ * Choose read-modify-write or reconstruct-write by the number of reads
+ * each needs and set @want to the blocks that must be up to date first.
+ * Returns true for rmw.
+ */
+static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
+		       unsigned long *want)
+{
+	struct r5j_conf *conf = sh->conf;
+	int i, rmw_reads = 0, rcw_reads = 0;
+
+	bitmap_zero(want, conf->raid_disks);
+	if (s->failed) {
+		/* Degraded: bring in everything, the lost block computed. */
+		bitmap_fill(want, conf->raid_disks);
+		return false;
+	}
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+		bool uptodate = test_bit(R5J_UPTODATE, &dev->flags);
+
+		if (r5j_is_parity(sh, i)) {
+			rmw_reads += !uptodate;
+			continue;
+		}
+		if (!r5j_blist_empty(&dev->towrite))
+			rmw_reads += !uptodate;
+		if (dev->towrite_mask != 0xff)
+			rcw_reads += !uptodate;
+	}
+	if (conf->max_degraded == 1 && rmw_reads < rcw_reads) {
+		for (i = 0; i < conf->raid_disks; i++)
+			if (i == sh->map.pd_idx ||
+			    !r5j_blist_empty(&sh->dev[i].towrite))
+				__set_bit(i, want);
+		return true;
+	}
+	for (i = 0; i < conf->raid_disks; i++)
+		if (!r5j_is_parity(sh, i) && sh->dev[i].towrite_mask != 0xff)
+			__set_bit(i, want);
+	return false;
+}
+
+/* Returns true if the stripe is busy with writes (I/O started or waiting). */
+static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	DECLARE_BITMAP(want, R5J_MAX_DISKS);
+	void *srcs[1];
+	bool rmw, fua = false;
+	struct r5j_bref *ref;
+	int i, writes = 0;
+
+	if (!has_writes(sh))
+		return false;
+
+	rmw = plan_write(sh, s, want);
+	if (!ensure_blocks(sh, s, want))
+		return true;
+
+	/*
+	 * The write-intent bitmap must cover these sectors on disk before
+	 * any of them change; the daemon flushes it for a batch of stripes.
+	 */
+	spin_lock_irq(&sh->lock);
+	if (conf->mddev->bitmap && sh->bm_seq > READ_ONCE(conf->bm_flush_seq)) {
+		spin_unlock_irq(&sh->lock);
+		spin_lock_irq(&conf->lock);
+		atomic_inc(&sh->count);	/* the list's reference */
+		list_add_tail(&sh->lru, &conf->bitmap_list);
+		spin_unlock_irq(&conf->lock);
+		atomic64_inc(&conf->stats.bitmap_waits);
+		return true;
+	}
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		r5j_blist_splice(&dev->written, &dev->towrite);
+		dev->towrite_mask = 0;
+	}
+	spin_unlock_irq(&sh->lock);
+
+	if (rmw) {
+		/* P ^= old data of every block about to change */
+		void *p = page_address(sh->dev[sh->map.pd_idx].page);
+
+		for (i = 0; i < conf->raid_disks; i++) {
+			if (r5j_blist_empty(&sh->dev[i].written))
+				continue;
+			srcs[0] = page_address(sh->dev[i].page);
+			xor_into(p, srcs, 1);
+		}
+	}
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		for (ref = dev->written.head; ref; ref = ref->next) {
+			copy_bio_block(ref->bio, dev->page, dev->array_sector,
+				       true);
+			fua |= !!(ref->bio->bi_opf & REQ_FUA);
+		}
+		if (dev->written.head)
+			set_bit(R5J_UPTODATE, &dev->flags);
+	}
+	if (rmw) {
+		void *p = page_address(sh->dev[sh->map.pd_idx].page);
+
+		for (i = 0; i < conf->raid_disks; i++) {
+			if (r5j_blist_empty(&sh->dev[i].written))
+				continue;
+			srcs[0] = page_address(sh->dev[i].page);
+			xor_into(p, srcs, 1);
+		}
+		atomic64_inc(&conf->stats.rmw);
+	} else {
+		compute_parity(sh);
+		atomic64_inc(&conf->stats.rcw);
+	}
+
+	set_bit(R5J_STRIPE_WRITING, &sh->state);
+	for (i = 0; i < conf->raid_disks; i++) {
+		if (!r5j_is_parity(sh, i) &&
+		    r5j_blist_empty(&sh->dev[i].written))
+			continue;
+		if (submit_block(sh, i, REQ_OP_WRITE | (fua ? REQ_FUA : 0),
+				 false))
+			writes++;
+		else
+			set_bit(R5J_STRIPE_DEGRADED, &sh->state);
+	}
+	if (!writes) {
+		/* nothing could be written; complete on the next pass */
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+	}
+	return true;
+}
+
+/* Returns true if reads were started. */
+static bool handle_reads(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	DECLARE_BITMAP(want, R5J_MAX_DISKS);
+	struct r5j_blist done;
+	struct r5j_bref *ref;
+	bool any = false;
+	int i;
+
+	bitmap_zero(want, conf->raid_disks);
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		if (r5j_blist_empty(&dev->toread))
+			continue;
+		if (!test_bit(R5J_UPTODATE, &dev->flags)) {
+			__set_bit(i, want);
+			any = true;
+			continue;
+		}
+		r5j_blist_init(&done);
+		spin_lock_irq(&sh->lock);
+		r5j_blist_splice(&done, &dev->toread);
+		spin_unlock_irq(&sh->lock);
+		while ((ref = r5j_blist_pop(&done))) {
+			copy_bio_block(ref->bio, dev->page, dev->array_sector,
+				       false);
+			end_read_part(sh, ref, true);
+		}
+	}
+	if (!any)
+		return false;
+	if (s->failed)
+		atomic64_inc(&conf->stats.degraded_reads);
+	if (!ensure_blocks(sh, s, want))
+		return true;
+	/* computed from the others: serve them now */
+	return handle_reads(sh, s);
+}
+
+/* One stripe of resync, check, repair or rebuild. */
+static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct mddev *mddev = conf->mddev;
+	DECLARE_BITMAP(want, R5J_MAX_DISKS);
+	int i, writes = 0;
+
+	if (!test_bit(R5J_STRIPE_SYNC, &sh->state))
+		return;
+	if (!test_and_set_bit(R5J_STRIPE_SYNC_STARTED, &sh->state)) {
+		/* check what the members hold, not what the cache holds */
+		for (i = 0; i < conf->raid_disks; i++)
+			clear_bit(R5J_UPTODATE, &sh->dev[i].flags);
+	}
+	bitmap_fill(want, conf->raid_disks);
+	if (!ensure_blocks(sh, s, want))
+		return;
+
+	if (s->failed) {
+		/* rebuild: write computed blocks to members being recovered */
+		for (i = 0; i < s->failed && i < 2; i++) {
+			int f = s->failed_num[i];
+
+			if (test_bit(f, s->writable) &&
+			    submit_block(sh, f, REQ_OP_WRITE, true))
+				writes++;
+		}
+	} else {
+		void *p = page_address(sh->dev[sh->map.pd_idx].page);
+		void *want_p = page_address(conf->spare_page[0]);
+
+		xor_rebuild(sh, sh->map.pd_idx, want_p);
+		if (memcmp(p, want_p, PAGE_SIZE)) {
+			atomic64_add(R5J_STRIPE_SECTORS,
+				     &mddev->resync_mismatches);
+			if (test_bit(MD_RECOVERY_CHECK, &mddev->recovery)) {
+				pr_warn_ratelimited("%s: mismatch sector in range %llu-%llu\n",
+						    mdname(mddev),
+						    (unsigned long long)sh->sector,
+						    (unsigned long long)sh->sector +
+						    R5J_STRIPE_SECTORS);
+			} else {
+				memcpy(p, want_p, PAGE_SIZE);
+				writes += submit_block(sh, sh->map.pd_idx,
+						       REQ_OP_WRITE, true);
+			}
+		}
+	}
+	if (writes) {
+		set_bit(R5J_STRIPE_SYNC_IO, &sh->state);
+		return;
+	}
+	clear_bit(R5J_STRIPE_SYNC_STARTED, &sh->state);
+	clear_bit(R5J_STRIPE_SYNC, &sh->state);
+	md_done_sync(mddev, R5J_STRIPE_SECTORS, 1);
+}
+
+static void finish_sync_io(struct r5j_stripe *sh)
+{
+	bool ok = true;
+	int i;
+
+	for (i = 0; i < sh->conf->raid_disks; i++)
+		if (test_and_clear_bit(R5J_WRITE_ERROR, &sh->dev[i].flags))
+			ok = false;
+	clear_bit(R5J_STRIPE_SYNC_IO, &sh->state);
+	clear_bit(R5J_STRIPE_SYNC_STARTED, &sh->state);
+	clear_bit(R5J_STRIPE_SYNC, &sh->state);
+	md_done_sync(sh->conf->mddev, R5J_STRIPE_SECTORS, ok);
+}
+
+void r5j_handle_stripe(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct r5j_state s;
+
+	if (atomic_read(&sh->io_pending))
+		return;		/* the last completion brings it back */
+	atomic64_inc(&conf->stats.stripes_handled);
+
+	analyse_stripe(sh, &s);
+	if (test_bit(R5J_STRIPE_WRITING, &sh->state))
+		finish_writes(sh, &s);
+	if (test_bit(R5J_STRIPE_SYNC_IO, &sh->state))
+		finish_sync_io(sh);
+
+	if (s.failed > conf->max_degraded) {
+		fail_stripe(sh);
+		return;
+	}
+	if (handle_writes(sh, &s))
+		return;
+	if (handle_reads(sh, &s))
+		return;
+	handle_sync(sh, &s);
+}
+
+/* Daemon: write the bitmap once for every stripe waiting on it. */
+void r5j_flush_bitmap_list(struct r5j_conf *conf)
+{
+	struct r5j_stripe *sh, *tmp;
+	LIST_HEAD(list);
+	u64 seq;
+
+	spin_lock_irq(&conf->lock);
+	list_splice_init(&conf->bitmap_list, &list);
+	spin_unlock_irq(&conf->lock);
+	if (list_empty(&list))
+		return;
+
+	seq = atomic64_read(&conf->bm_write_seq);
+	md_bitmap_unplug(conf->mddev->bitmap);
+	WRITE_ONCE(conf->bm_flush_seq, seq);
+
+	list_for_each_entry_safe(sh, tmp, &list, lru) {
+		list_del_init(&sh->lru);
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+		r5j_release_stripe(sh);
+	}
+}

@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid5j request entry points: bios from above (make_request) and the
+ * resync/recovery/check driver (sync_request).
+ *
+ * A bio is cut into 4 KiB shares, one per stripe block it touches; each
+ * share holds a reference on the bio (bio_inc_remaining), so the bio
+ * completes when its last share does.  Reads that fit in one chunk of an
+ * optimal array skip the stripe cache and go straight to the member.
+ */
+#include <linux/blkdev.h>
+#include "md-bitmap.h"
+#include "r5j.h"
+
+/* Sectors of block [block, block + 8) that [first, last) covers, as bits. */
+static u8 cover_mask(sector_t block, sector_t first, sector_t last)
+{
+	sector_t s = max(block, first), e = min(block + R5J_STRIPE_SECTORS, last);
+	u8 mask = 0;
+
+	for (; s < e; s++)
+		mask |= 1 << (s - block);
+	return mask;
+}
+
+static void add_bio_share(struct r5j_conf *conf, struct bio *bi,
+			  sector_t block, bool is_write)
+{
+	struct mddev *mddev = conf->mddev;
+	struct r5j_stripe_map map;
+	struct r5j_stripe *sh;
+	struct r5j_bref *ref;
+	struct r5j_dev *dev;
+	sector_t dev_sector;
+	u64 bm_seq = 0;
+	int dd_idx;
+
+	dev_sector = r5j_map_array_sector(&conf->geom, block, &dd_idx, &map);
+	ref = mempool_alloc(&conf->bref_pool, GFP_NOIO);
+	ref->bio = bi;
+	bio_inc_remaining(bi);
+	if (is_write) {
+		md_write_inc(mddev, bi);
+		/* bitmap bit set before the share can reach the stripe */
+		md_bitmap_startwrite(mddev->bitmap, dev_sector,
+				     R5J_STRIPE_SECTORS, 0);
+		bm_seq = atomic64_inc_return(&conf->bm_write_seq);
+	}
+
+	sh = r5j_get_stripe(conf, dev_sector, 0);
+	dev = &sh->dev[dd_idx];
+	spin_lock_irq(&sh->lock);
+	if (is_write) {
+		r5j_blist_add(&dev->towrite, ref);
+		dev->towrite_mask |= cover_mask(block, bi->bi_iter.bi_sector,
+						bio_end_sector(bi));
+		if (bm_seq > sh->bm_seq)
+			sh->bm_seq = bm_seq;
+	} else {
+		r5j_blist_add(&dev->toread, ref);
+	}
+	spin_unlock_irq(&sh->lock);
+	set_bit(R5J_STRIPE_HANDLE, &sh->state);
+	r5j_release_stripe(sh);
+}
+
+/* Send @bi through the stripe cache, one share per block. */
+static void stripe_request(struct r5j_conf *conf, struct bio *bi)
+{
+	bool is_write = op_is_write(bio_op(bi));
+	sector_t block = bi->bi_iter.bi_sector & ~(sector_t)(R5J_STRIPE_SECTORS - 1);
+	sector_t last = bio_end_sector(bi);
+
+	for (; block < last; block += R5J_STRIPE_SECTORS)
+		add_bio_share(conf, bi, block, is_write);
+}
+
+static void aligned_read_end_io(struct bio *clone)
+{
+	struct r5j_aligned_read *ar =
+		container_of(clone, struct r5j_aligned_read, clone);
+	struct r5j_conf *conf = ar->conf;
+	struct bio *orig = ar->orig;
+	blk_status_t status = clone->bi_status;
+	unsigned long flags;
+
+	rdev_dec_pending(ar->rdev, conf->mddev);
+	bio_put(clone);
+	if (!status) {
+		bio_endio(orig);
+	} else {
+		/* let the stripe path read it again and reconstruct */
+		spin_lock_irqsave(&conf->lock, flags);
+		bio_list_add(&conf->retry_reads, orig);
+		spin_unlock_irqrestore(&conf->lock, flags);
+		queue_work(system_long_wq, &conf->retry_work);
+	}
+	if (atomic_dec_and_test(&conf->aligned_reads))
+		wake_up(&conf->wait_quiesce);
+}
+
+/* Work item: failed chunk-aligned reads go through the stripe cache. */
+void r5j_retry_reads_work(struct work_struct *work)
+{
+	struct r5j_conf *conf = container_of(work, struct r5j_conf, retry_work);
+	struct bio *bi;
+
+	for (;;) {
+		spin_lock_irq(&conf->lock);
+		bi = bio_list_pop(&conf->retry_reads);
+		spin_unlock_irq(&conf->lock);
+		if (!bi)
+			break;
+		stripe_request(conf, bi);
+		bio_endio(bi);	/* the reference the clone held */
+	}
+}
+
+/* Read one chunk's worth straight from its member; false: use stripes. */
+static bool read_one_chunk(struct mddev *mddev, struct r5j_conf *conf,
+			   struct bio *bi)
+{
+	struct r5j_aligned_read *ar;
+	struct r5j_stripe_map map;
+	struct md_rdev *rdev;
+	struct bio *clone;
+	sector_t dev_sector, first_bad;
+	int dd_idx, bad_sectors;
+
+	dev_sector = r5j_map_array_sector(&conf->geom, bi->bi_iter.bi_sector,
+					  &dd_idx, &map);
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[dd_idx].rdev);
+	if (!rdev || test_bit(Faulty, &rdev->flags) ||
+	    !(test_bit(In_sync, &rdev->flags) ||
+	      dev_sector + bio_sectors(bi) <= rdev->recovery_offset)) {
+		rcu_read_unlock();
+		return false;
+	}
+	atomic_inc(&rdev->nr_pending);
+	rcu_read_unlock();
+
+	if (is_badblock(rdev, dev_sector, bio_sectors(bi), &first_bad,
+			&bad_sectors))
+		goto out_rdev;
+
+	spin_lock_irq(&conf->lock);
+	if (conf->quiesce) {
+		spin_unlock_irq(&conf->lock);
+		goto out_rdev;
+	}
+	atomic_inc(&conf->aligned_reads);
+	spin_unlock_irq(&conf->lock);
+
+	md_account_bio(mddev, &bi);
+	clone = bio_alloc_clone(rdev->bdev, bi, GFP_NOIO, &conf->bio_clone);
+	ar = container_of(clone, struct r5j_aligned_read, clone);
+	ar->conf = conf;
+	ar->rdev = rdev;
+	ar->orig = bi;
+	clone->bi_end_io = aligned_read_end_io;
+	clone->bi_iter.bi_sector = dev_sector + rdev->data_offset;
+	atomic64_inc(&conf->stats.aligned_reads);
+	submit_bio_noacct(clone);
+	return true;
+
+out_rdev:
+	rdev_dec_pending(rdev, mddev);
+	return false;
+}
+
+/* Returns the part of @bi still to be done through stripes, or NULL. */
+static struct bio *chunk_aligned_read(struct mddev *mddev,
+				      struct r5j_conf *conf, struct bio *bi)
+{
+	unsigned int chunk = conf->geom.chunk_sectors;
+	unsigned int to_boundary = chunk - (bi->bi_iter.bi_sector & (chunk - 1));
+
+	if (bio_sectors(bi) > to_boundary) {
+		struct bio *split = bio_split(bi, to_boundary, GFP_NOIO,
+					      &conf->bio_split);
+
+		bio_chain(split, bi);
+		submit_bio_noacct(bi);
+		bi = split;
+	}
+	if (read_one_chunk(mddev, conf, bi))
+		return NULL;
+	return bi;
+}
+
+bool r5j_make_request(struct mddev *mddev, struct bio *bi)
+{
+	struct r5j_conf *conf = mddev->private;
+	bool is_write = op_is_write(bio_op(bi));
+
+	if (unlikely(bi->bi_opf & REQ_PREFLUSH)) {
+		/* md core flushes every member, then resubmits the data */
+		if (md_flush_request(mddev, bi))
+			return true;
+	}
+	if (!md_write_start(mddev, bi))
+		return false;
+
+	if (unlikely(bio_op(bi) == REQ_OP_DISCARD ||
+		     bio_op(bi) == REQ_OP_WRITE_ZEROES)) {
+		/* not advertised; as raid456 without devices_handle_discard_safely */
+		bi->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bi);
+		md_write_end(mddev);
+		return true;
+	}
+
+	if (!is_write && mddev->degraded == 0) {
+		bi = chunk_aligned_read(mddev, conf, bi);
+		if (!bi)
+			return true;
+	}
+
+	md_account_bio(mddev, &bi);
+	stripe_request(conf, bi);
+	if (is_write)
+		md_write_end(mddev);
+	bio_endio(bi);	/* drop the submitter's reference: shares hold theirs */
+	return true;
+}
+
+/*
+ * One stripe of resync, recovery, check or repair per call, as md core
+ * expects: returns the sectors dealt with (or skipped).
+ */
+sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
+			  int *skipped)
+{
+	struct r5j_conf *conf = mddev->private;
+	sector_t max_sector = mddev->dev_sectors;
+	struct r5j_stripe *sh;
+	sector_t sync_blocks;
+	bool still_degraded = false;
+	int i;
+
+	if (sector_nr >= max_sector) {
+		/* finished or aborted: close the bitmap's sync window */
+		if (mddev->curr_resync < max_sector)
+			md_bitmap_end_sync(mddev->bitmap, mddev->curr_resync,
+					   &sync_blocks, 1);
+		else
+			conf->fullsync = false;
+		md_bitmap_close_sync(mddev->bitmap);
+		return 0;
+	}
+
+	if (mddev->degraded >= conf->max_degraded &&
+	    test_bit(MD_RECOVERY_SYNC, &mddev->recovery)) {
+		/* parity cannot be made right with members missing */
+		*skipped = 1;
+		return max_sector - sector_nr;
+	}
+	if (!test_bit(MD_RECOVERY_REQUESTED, &mddev->recovery) &&
+	    !conf->fullsync &&
+	    !md_bitmap_start_sync(mddev->bitmap, sector_nr, &sync_blocks, 1) &&
+	    sync_blocks >= R5J_STRIPE_SECTORS) {
+		/* the bitmap says this region is clean */
+		*skipped = 1;
+		return sync_blocks & ~(sector_t)(R5J_STRIPE_SECTORS - 1);
+	}
+	md_bitmap_cond_end_sync(mddev->bitmap, sector_nr, false);
+
+	sh = r5j_get_stripe(conf, sector_nr, R5J_GET_NOBLOCK);
+	if (!sh) {
+		sh = r5j_get_stripe(conf, sector_nr, 0);
+		/* give user I/O a chance before taking more stripes */
+		schedule_timeout_uninterruptible(1);
+	}
+
+	/* a member that stays missing keeps the bitmap bits set */
+	rcu_read_lock();
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+
+		if (!rdev || test_bit(Faulty, &rdev->flags))
+			still_degraded = true;
+	}
+	rcu_read_unlock();
+	md_bitmap_start_sync(mddev->bitmap, sector_nr, &sync_blocks,
+			     still_degraded);
+
+	set_bit(R5J_STRIPE_SYNC, &sh->state);
+	set_bit(R5J_STRIPE_HANDLE, &sh->state);
+	r5j_release_stripe(sh);
+	return R5J_STRIPE_SECTORS;
+}

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid5j stripe cache: allocation, lookup by dev sector, reference counting
+ * and the lists a stripe moves between (see the diagram in r5j.h).
+ */
+#include <linux/hash.h>
+#include <linux/slab.h>
+#include "r5j.h"
+
+static struct hlist_head *stripe_hash(struct r5j_conf *conf, sector_t sector)
+{
+	return &conf->hash[hash_64(sector >> R5J_STRIPE_SHIFT, R5J_HASH_SHIFT)];
+}
+
+static void free_stripe(struct r5j_stripe *sh, int disks)
+{
+	int i;
+
+	for (i = 0; i < disks; i++)
+		if (sh->dev[i].page)
+			put_page(sh->dev[i].page);
+	kfree(sh);
+}
+
+static struct r5j_stripe *alloc_stripe(struct r5j_conf *conf, gfp_t gfp)
+{
+	struct r5j_stripe *sh;
+	int i;
+
+	sh = kzalloc(struct_size(sh, dev, conf->raid_disks), gfp);
+	if (!sh)
+		return NULL;
+	for (i = 0; i < conf->raid_disks; i++) {
+		sh->dev[i].page = alloc_page(gfp);
+		if (!sh->dev[i].page) {
+			free_stripe(sh, conf->raid_disks);
+			return NULL;
+		}
+		r5j_blist_init(&sh->dev[i].toread);
+		r5j_blist_init(&sh->dev[i].towrite);
+		r5j_blist_init(&sh->dev[i].written);
+	}
+	sh->conf = conf;
+	spin_lock_init(&sh->lock);
+	INIT_HLIST_NODE(&sh->hash);
+	INIT_LIST_HEAD(&sh->lru);
+	atomic_set(&sh->count, 0);
+	atomic_set(&sh->io_pending, 0);
+	return sh;
+}
+
+/* Point an idle stripe at a new sector; its pages no longer mean anything. */
+static void init_stripe(struct r5j_conf *conf, struct r5j_stripe *sh,
+			sector_t sector)
+{
+	int i;
+
+	sh->sector = sector;
+	sh->state = 0;
+	sh->bm_seq = 0;
+	sh->failed_io = 0;
+	r5j_stripe_parity(&conf->geom, sector, &sh->map);
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		dev->flags = 0;
+		dev->towrite_mask = 0;
+		dev->array_sector = r5j_is_parity(sh, i) ? 0 :
+			r5j_array_sector_of(&conf->geom, sector, i);
+	}
+}
+
+static int grow_one(struct r5j_conf *conf)
+{
+	struct r5j_stripe *sh = alloc_stripe(conf, GFP_KERNEL);
+
+	if (!sh)
+		return -ENOMEM;
+	sh->sector = MaxSector;
+	spin_lock_irq(&conf->lock);
+	list_add_tail(&sh->lru, &conf->inactive);
+	conf->nr_stripes++;
+	spin_unlock_irq(&conf->lock);
+	wake_up(&conf->wait_for_stripe);
+	return 0;
+}
+
+/* Free idle stripes until at most @size remain; true when done. */
+static bool shrink_to(struct r5j_conf *conf, int size)
+{
+	struct r5j_stripe *sh;
+
+	for (;;) {
+		spin_lock_irq(&conf->lock);
+		if (conf->nr_stripes <= size) {
+			spin_unlock_irq(&conf->lock);
+			return true;
+		}
+		if (list_empty(&conf->inactive)) {
+			spin_unlock_irq(&conf->lock);
+			return false;
+		}
+		sh = list_last_entry(&conf->inactive, struct r5j_stripe, lru);
+		list_del_init(&sh->lru);
+		hlist_del_init(&sh->hash);
+		conf->nr_stripes--;
+		spin_unlock_irq(&conf->lock);
+		free_stripe(sh, conf->raid_disks);
+	}
+}
+
+/*
+ * Change stripe_cache_size.  Shrinking frees idle stripes now and waits
+ * (briefly, interruptibly) for busy ones to go idle.
+ */
+int r5j_cache_resize(struct r5j_conf *conf, int size)
+{
+	int err;
+
+	if (size < R5J_MIN_STRIPES || size > R5J_MAX_STRIPES)
+		return -EINVAL;
+	conf->max_nr_stripes = size;
+	while (conf->nr_stripes < size) {
+		err = grow_one(conf);
+		if (err)
+			return err;
+	}
+	while (!shrink_to(conf, size)) {
+		if (wait_event_interruptible_timeout(conf->wait_for_stripe,
+						     !list_empty(&conf->inactive),
+						     HZ) < 0)
+			return -EINTR;
+	}
+	return 0;
+}
+
+int r5j_cache_init(struct r5j_conf *conf)
+{
+	int i;
+
+	conf->hash = kcalloc(1 << R5J_HASH_SHIFT, sizeof(*conf->hash),
+			     GFP_KERNEL);
+	if (!conf->hash)
+		return -ENOMEM;
+	for (i = 0; i < (1 << R5J_HASH_SHIFT); i++)
+		INIT_HLIST_HEAD(&conf->hash[i]);
+	return r5j_cache_resize(conf, R5J_DEFAULT_STRIPES);
+}
+
+void r5j_cache_free(struct r5j_conf *conf)
+{
+	if (conf->hash)
+		WARN_ON(!shrink_to(conf, 0));
+	kfree(conf->hash);
+	conf->hash = NULL;
+}
+
+static struct r5j_stripe *lookup(struct r5j_conf *conf, sector_t sector)
+{
+	struct r5j_stripe *sh;
+
+	hlist_for_each_entry(sh, stripe_hash(conf, sector), hash)
+		if (sh->sector == sector)
+			return sh;
+	return NULL;
+}
+
+/*
+ * Take a reference on the stripe for @sector, reusing the least recently
+ * used idle stripe if it is not cached.  Sleeps for a free stripe unless
+ * R5J_GET_NOBLOCK; sleeps while the array is quiesced unless
+ * R5J_GET_NOQUIESCE.
+ */
+struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
+				  int flags)
+{
+	struct r5j_stripe *sh;
+
+	spin_lock_irq(&conf->lock);
+	for (;;) {
+		if (!(flags & R5J_GET_NOQUIESCE))
+			wait_event_lock_irq(conf->wait_quiesce, !conf->quiesce,
+					    conf->lock);
+		sh = lookup(conf, sector);
+		if (sh) {
+			if (atomic_inc_return(&sh->count) == 1) {
+				list_del_init(&sh->lru);
+				clear_bit(R5J_STRIPE_ON_LIST, &sh->state);
+				conf->active_stripes++;
+			}
+			break;
+		}
+		if (!list_empty(&conf->inactive)) {
+			sh = list_last_entry(&conf->inactive, struct r5j_stripe,
+					     lru);
+			list_del_init(&sh->lru);
+			hlist_del_init(&sh->hash);
+			init_stripe(conf, sh, sector);
+			hlist_add_head(&sh->hash, stripe_hash(conf, sector));
+			atomic_set(&sh->count, 1);
+			conf->active_stripes++;
+			break;
+		}
+		if (flags & R5J_GET_NOBLOCK) {
+			sh = NULL;
+			break;
+		}
+		atomic64_inc(&conf->stats.stripe_waits);
+		md_wakeup_thread(conf->mddev->thread);
+		wait_event_lock_irq(conf->wait_for_stripe,
+				    !list_empty(&conf->inactive) ||
+				    (conf->quiesce && !(flags & R5J_GET_NOQUIESCE)),
+				    conf->lock);
+	}
+	spin_unlock_irq(&conf->lock);
+	return sh;
+}
+
+/*
+ * Drop a reference.  Callable from bio completion (any context).  The last
+ * reference hands the stripe to the daemon if it has work, else makes it
+ * idle.
+ */
+void r5j_release_stripe(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	unsigned long flags;
+	bool wake_daemon = false;
+
+	if (atomic_add_unless(&sh->count, -1, 1))
+		return;
+
+	spin_lock_irqsave(&conf->lock, flags);
+	if (atomic_dec_and_test(&sh->count)) {
+		conf->active_stripes--;
+		if (test_bit(R5J_STRIPE_HANDLE, &sh->state)) {
+			list_add_tail(&sh->lru, &conf->handle_list);
+			set_bit(R5J_STRIPE_ON_LIST, &sh->state);
+			wake_daemon = true;
+		} else {
+			list_add(&sh->lru, &conf->inactive);
+			wake_up(&conf->wait_for_stripe);
+			if (conf->quiesce)
+				wake_up(&conf->wait_quiesce);
+		}
+	}
+	spin_unlock_irqrestore(&conf->lock, flags);
+	if (wake_daemon)
+		md_wakeup_thread(conf->mddev->thread);
+}
+
+/* Daemon: next stripe that needs handling, with a reference, or NULL. */
+struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf)
+{
+	struct r5j_stripe *sh = NULL;
+
+	spin_lock_irq(&conf->lock);
+	if (!list_empty(&conf->handle_list)) {
+		sh = list_first_entry(&conf->handle_list, struct r5j_stripe,
+				      lru);
+		list_del_init(&sh->lru);
+		clear_bit(R5J_STRIPE_ON_LIST, &sh->state);
+		atomic_inc(&sh->count);
+		conf->active_stripes++;
+		clear_bit(R5J_STRIPE_HANDLE, &sh->state);
+	}
+	spin_unlock_irq(&conf->lock);
+	return sh;
+}
+
+int r5j_active_stripes(struct r5j_conf *conf)
+{
+	return READ_ONCE(conf->active_stripes);
+}

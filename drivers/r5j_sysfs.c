@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid5j array attributes in /sys/block/mdX/md/: the raid456 names users
+ * and mdadm know, plus raid5j_stats for what the engine did.
+ */
+#include <linux/kernel.h>
+#include <linux/sysfs.h>
+#include "r5j.h"
+#include "r5j_sysfs.h"
+
+static ssize_t stripe_cache_size_show(struct mddev *mddev, char *page)
+{
+	struct r5j_conf *conf;
+	ssize_t ret = 0;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf)
+		ret = sysfs_emit(page, "%d\n", conf->max_nr_stripes);
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+static ssize_t stripe_cache_size_store(struct mddev *mddev, const char *page,
+				       size_t len)
+{
+	struct r5j_conf *conf;
+	unsigned long size;
+	int err;
+
+	if (len >= PAGE_SIZE)
+		return -EINVAL;
+	if (kstrtoul(page, 10, &size))
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf) {
+		err = -ENODEV;
+	} else {
+		md_allow_write(mddev);
+		err = r5j_cache_resize(conf, size);
+	}
+	mddev_unlock(mddev);
+	return err ?: len;
+}
+
+static struct md_sysfs_entry r5j_stripe_cache_size =
+	__ATTR(stripe_cache_size, 0644, stripe_cache_size_show,
+	       stripe_cache_size_store);
+
+static ssize_t stripe_cache_active_show(struct mddev *mddev, char *page)
+{
+	struct r5j_conf *conf = mddev->private;
+
+	if (!conf)
+		return 0;
+	return sysfs_emit(page, "%d\n", r5j_active_stripes(conf));
+}
+
+static struct md_sysfs_entry r5j_stripe_cache_active =
+	__ATTR_RO(stripe_cache_active);
+
+static ssize_t stripe_size_show(struct mddev *mddev, char *page)
+{
+	return sysfs_emit(page, "%lu\n", PAGE_SIZE);
+}
+
+static struct md_sysfs_entry r5j_stripe_size = __ATTR_RO(stripe_size);
+
+static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
+{
+	struct r5j_conf *conf;
+	struct r5j_stats *st;
+	ssize_t ret = 0;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf) {
+		st = &conf->stats;
+		ret = sysfs_emit(page,
+				 "stripes_handled %lld\nrmw %lld\nrcw %lld\n"
+				 "member_reads %lld\nmember_writes %lld\n"
+				 "aligned_reads %lld\ndegraded_reads %lld\n"
+				 "bitmap_waits %lld\nstripe_waits %lld\n",
+				 atomic64_read(&st->stripes_handled),
+				 atomic64_read(&st->rmw),
+				 atomic64_read(&st->rcw),
+				 atomic64_read(&st->member_reads),
+				 atomic64_read(&st->member_writes),
+				 atomic64_read(&st->aligned_reads),
+				 atomic64_read(&st->degraded_reads),
+				 atomic64_read(&st->bitmap_waits),
+				 atomic64_read(&st->stripe_waits));
+	}
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+static struct md_sysfs_entry r5j_raid5j_stats = __ATTR_RO(raid5j_stats);
+
+static struct attribute *r5j_attrs[] = {
+	&r5j_stripe_cache_size.attr,
+	&r5j_stripe_cache_active.attr,
+	&r5j_stripe_size.attr,
+	&r5j_raid5j_stats.attr,
+	NULL,
+};
+
+static const struct attribute_group r5j_attrs_group = {
+	.name = NULL,
+	.attrs = r5j_attrs,
+};
+
+void r5j_sysfs_register(struct mddev *mddev)
+{
+	/* md core removes a stopped array's group lazily via to_remove */
+	if (mddev->to_remove == &r5j_attrs_group)
+		mddev->to_remove = NULL;
+	else if (mddev->kobj.sd &&
+		 sysfs_create_group(&mddev->kobj, &r5j_attrs_group))
+		pr_warn("md/raid:%s: failed to create sysfs attributes\n",
+			mdname(mddev));
+}
+
+void r5j_sysfs_unregister(struct mddev *mddev)
+{
+	mddev->to_remove = &r5j_attrs_group;
+}

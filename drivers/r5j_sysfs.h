@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef RAID5J_SYSFS_H
+#define RAID5J_SYSFS_H
+
+struct mddev;
+
+void r5j_sysfs_register(struct mddev *mddev);
+void r5j_sysfs_unregister(struct mddev *mddev);
+
+#endif
