@@ -9,21 +9,10 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "r5j_test.h"
 #include "raid5j/types.h"
 #include "raid5j/crc32c.h"
 #include "raid5j/journal.h"
-
-static int failures, checks;
-
-#define CHECK_EQ(a, b) do {						\
-	unsigned long long _a = (a), _b = (b);				\
-	checks++;							\
-	if (_a != _b) {							\
-		failures++;						\
-		fprintf(stderr, "%s:%d: %s: %s == %#llx, want %s == %#llx\n", \
-			__FILE__, __LINE__, __func__, #a, _a, #b, _b);	\
-	}								\
-} while (0)
 
 static u8 uuid[16];
 static struct r5j_log log5, log6;
@@ -291,12 +280,11 @@ int main(void)
 		uuid[i] = (u8)(0x10 + i);
 	r5j_log_init(&log5, uuid, 1024, 5);
 	r5j_log_init(&log6, uuid, 1024, 6);
-	test_crc();
-	test_mdadm_block();
-	test_check_order();
-	test_encoder_capacity();
-	test_iterator();
-	test_ring();
-	printf("test_jformat: %d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	RUN_TEST(test_crc);
+	RUN_TEST(test_mdadm_block);
+	RUN_TEST(test_check_order);
+	RUN_TEST(test_encoder_capacity);
+	RUN_TEST(test_iterator);
+	RUN_TEST(test_ring);
+	return TEST_DONE();
 }

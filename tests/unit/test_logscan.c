@@ -5,29 +5,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "r5j_test.h"
 #include "raid5j/types.h"
 #include "raid5j/journal.h"
-
-static int failures, checks;
-
-#define CHECK(cond) do {						\
-	checks++;							\
-	if (!(cond)) {							\
-		failures++;						\
-		fprintf(stderr, "%s:%d: %s: CHECK(%s) failed\n",	\
-			__FILE__, __LINE__, __func__, #cond);		\
-	}								\
-} while (0)
-
-#define CHECK_EQ(a, b) do {						\
-	unsigned long long _a = (a), _b = (b);				\
-	checks++;							\
-	if (_a != _b) {							\
-		failures++;						\
-		fprintf(stderr, "%s:%d: %s: %s == %llu, want %s == %llu\n", \
-			__FILE__, __LINE__, __func__, #a, _a, #b, _b);	\
-	}								\
-} while (0)
 
 static const u8 uuid_a[16] = "raid5j-array-AAA";
 static const u8 uuid_b[16] = "raid5j-array-BBB";
@@ -476,14 +456,11 @@ static void test_corruptions(void)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		why = corrupt_second(cases[i].fn, &txns, &end, &skipped);
-		if (why != cases[i].stop || txns != cases[i].txns ||
-		    end != cases[i].end || skipped != cases[i].skipped) {
-			failures++;
-			fprintf(stderr, "corruption %s: stop %s txns %u skipped %u end %llu\n",
-				cases[i].name, r5j_reason_name(why), txns,
-				skipped, (unsigned long long)end);
-		}
-		checks++;
+		TEST_NOTE("corruption %s: stop %s txns %u skipped %u end %llu",
+			  cases[i].name, r5j_reason_name(why), txns, skipped,
+			  (unsigned long long)end);
+		CHECK(why == cases[i].stop && txns == cases[i].txns &&
+		      end == cases[i].end && skipped == cases[i].skipped);
 	}
 }
 
@@ -627,17 +604,16 @@ static void test_raid4_parity_pages(void)
 
 int main(void)
 {
-	test_zero_device();
-	test_empty_log();
-	test_one_txn();
-	test_many();
-	test_wrap();
-	test_stale_lap();
-	test_corruptions();
-	test_skip_then_continue();
-	test_start_rules();
-	test_device_end_and_io();
-	test_raid4_parity_pages();
-	printf("test_logscan: %d checks, %d failures\n", checks, failures);
-	return failures ? 1 : 0;
+	RUN_TEST(test_zero_device);
+	RUN_TEST(test_empty_log);
+	RUN_TEST(test_one_txn);
+	RUN_TEST(test_many);
+	RUN_TEST(test_wrap);
+	RUN_TEST(test_stale_lap);
+	RUN_TEST(test_corruptions);
+	RUN_TEST(test_skip_then_continue);
+	RUN_TEST(test_start_rules);
+	RUN_TEST(test_device_end_and_io);
+	RUN_TEST(test_raid4_parity_pages);
+	return TEST_DONE();
 }
