@@ -40,7 +40,8 @@ u32 r5j_crc32c(u32 crc, const void *buf, size_t len)
 }
 #endif
 
-#define R5J_REASON_NAME(sym, val, name) [val] = name,
+/* In enum order: R5J_REASONS lists the values 0, 1, 2... in sequence. */
+#define R5J_REASON_NAME(sym, val, name) name,
 static const char * const r5j_reason_names[] = {
 	R5J_REASONS(R5J_REASON_NAME)
 };

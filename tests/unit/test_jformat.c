@@ -270,6 +270,9 @@ static void test_ring(void)
 	CHECK_EQ(r5j_log_init(&l, uuid, 1000, 0), -EINVAL);
 	CHECK_EQ(strcmp(r5j_reason_name(R5J_BAD_SEQ), "seq-mismatch"), 0);
 	CHECK_EQ(strcmp(r5j_reason_name(R5J_NR_REASONS), "unknown"), 0);
+	CHECK_EQ(strcmp(r5j_reason_name(R5J_OK), "ok"), 0);
+	CHECK_EQ(strcmp(r5j_reason_name(R5J_IO_ERROR), "io-error"), 0);
+	CHECK_EQ(strcmp(r5j_reason_name(R5J_WRAPPED), "wrapped"), 0);
 }
 
 int main(void)
