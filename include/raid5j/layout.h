@@ -4,7 +4,7 @@
  *
  * The mapping is mainline md's on-disk data layout (RAID4, every RAID5 and
  * RAID6 algorithm mdadm creates), so arrays move between raid456 and raid5j.
- * This file and drivers/r5j_layout.c are pure logic: they compile in the
+ * This file and drivers/shared/layout.c are pure logic: they compile in the
  * module and in userspace (tests/unit, tools/r5jtool).
  *
  * Terms:
@@ -45,7 +45,7 @@ struct r5j_geom {
 	int level;		/* 4, 5 or 6 */
 	int layout;		/* R5J_ALG_*; ignored for RAID4 */
 	int raid_disks;		/* members, parity included */
-	u32 chunk_sectors;	/* power of two not required, >= 8, multiple of 8 */
+	u32 chunk_sectors;	/* >= 8, multiple of 8; mainline also wants a power of 2 */
 };
 
 /* Where one stripe's parity lives and how its data is ordered. */
@@ -86,7 +86,10 @@ u64 r5j_array_sector_of(const struct r5j_geom *g, u64 dev_sector, int dev_idx);
  * pointers: data slots first, then P, then Q.  r5j_syndrome_slot() gives the
  * slot of member dev_idx: data members a value below r5j_syndrome_disks(),
  * P exactly r5j_syndrome_disks(), Q that plus one.  For md layouts the data
- * slots are the logical data order.  For DDF layouts there is one slot per
+ * slots follow member order starting at the member after Q (wrapping); that
+ * is not the logical data order for layouts 0, 1, 18 and 19.  For RAID4/5,
+ * data slots are the logical data order and P is r5j_syndrome_disks() (no Q).
+ * For DDF layouts there is one slot per
  * member in member order (r5j_syndrome_disks() == raid_disks), so two data
  * slots (where P and Q sit) get no member: callers fill every slot with a
  * zero block first, then place the members.
