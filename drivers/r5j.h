@@ -63,7 +63,6 @@ enum r5j_stripe_flag {
 	R5J_STRIPE_SYNC_IO,	/* sync writes in flight */
 	R5J_STRIPE_DEGRADED,	/* a write skipped a member: keep bitmap bit */
 	R5J_STRIPE_BITMAP_WAIT,	/* new writes need the bitmap on disk first */
-	R5J_STRIPE_WRITING,	/* bios on ->written are in flight */
 	R5J_STRIPE_FUA,		/* a bio being written asked for FUA */
 	R5J_STRIPE_ON_LIST,	/* on conf->handle_list (conf->lock) */
 };
@@ -96,6 +95,17 @@ struct r5j_dev {
 };
 
 struct r5j_conf;
+struct r5j_log_unit;
+
+/* Where a stripe's drained writes are (sh->write_stage, daemon only). */
+enum r5j_write_stage {
+	R5J_W_IDLE,		/* nothing drained */
+	R5J_W_LOGGING,		/* in a journal unit that is not yet stable */
+	R5J_W_PARKED,		/* waiting for journal space */
+	R5J_W_TO_MEMBERS,	/* journal has it: write the members */
+	R5J_W_LOG_FAILED,	/* the journal could not take it: fail bios */
+	R5J_W_MEMBERS,		/* member writes in flight */
+};
 
 struct r5j_stripe {
 	struct hlist_node hash;
@@ -108,6 +118,9 @@ struct r5j_stripe {
 	atomic_t io_pending;		/* member I/Os in flight */
 	int failed_io;			/* member I/Os that failed (daemon) */
 	u64 bm_seq;			/* bitmap writes this stripe depends on */
+	enum r5j_write_stage write_stage;
+	struct list_head log_list;	/* unit's or parked list (log lock) */
+	struct r5j_log_unit *unit;	/* unit holding its logged blocks */
 	spinlock_t lock;		/* bio lists of dev[] */
 	struct r5j_dev dev[];
 };
@@ -161,6 +174,7 @@ struct r5j_conf {
 	struct page *spare_page[2];	/* daemon only: parity check scratch */
 	struct page *zero_page;		/* daemon only: zero block */
 	void **xor_srcs;		/* daemon only: raid_disks pointers */
+	struct r5j_journal *log;	/* NULL: no journal */
 	struct bio_set bio_split;
 	struct bio_set bio_clone;	/* chunk-aligned reads */
 	mempool_t bref_pool;

@@ -17,6 +17,7 @@
 #include <linux/raid/xor.h>
 #include "md-bitmap.h"
 #include "r5j.h"
+#include "r5j_journal.h"
 
 struct r5j_state {
 	int failed;			/* members whose block cannot be read */
@@ -306,9 +307,75 @@ static void finish_writes(struct r5j_stripe *sh, struct r5j_state *s)
 		while ((ref = r5j_blist_pop(&dev->written)))
 			end_write_part(sh, ref, ok);
 	}
-	clear_bit(R5J_STRIPE_WRITING, &sh->state);
+	if (conf->log)
+		r5j_journal_stripe_done(conf->log, sh);
+	sh->write_stage = R5J_W_IDLE;
 	clear_bit(R5J_STRIPE_FUA, &sh->state);
 	clear_bit(R5J_STRIPE_DEGRADED, &sh->state);
+}
+
+/*
+ * The journal could not take the stripe: its writes fail, and the pages,
+ * which hold data the members never got, are forgotten.
+ */
+static void fail_logged_writes(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct r5j_bref *ref;
+	int i;
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		while ((ref = r5j_blist_pop(&dev->written)))
+			end_write_part(sh, ref, false);
+		clear_bit(R5J_UPTODATE, &dev->flags);
+	}
+	if (conf->log)
+		r5j_journal_stripe_done(conf->log, sh);
+	sh->write_stage = R5J_W_IDLE;
+	clear_bit(R5J_STRIPE_FUA, &sh->state);
+}
+
+/* Refuse new writes: the journal is gone and nothing may bypass it. */
+static void fail_new_writes(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct r5j_blist writes;
+	struct r5j_bref *ref;
+	int i;
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		r5j_blist_init(&writes);
+		spin_lock_irq(&sh->lock);
+		r5j_blist_splice(&writes, &sh->dev[i].towrite);
+		sh->dev[i].towrite_mask = 0;
+		spin_unlock_irq(&sh->lock);
+		while ((ref = r5j_blist_pop(&writes)))
+			end_write_part(sh, ref, false);
+	}
+}
+
+static void submit_member_writes(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	/* with a journal, the log's FUA already made the data durable */
+	bool fua = test_bit(R5J_STRIPE_FUA, &sh->state) && !conf->log;
+	int i, writes = 0;
+
+	sh->write_stage = R5J_W_MEMBERS;
+	for (i = 0; i < conf->raid_disks; i++) {
+		if (!r5j_is_parity(sh, i) &&
+		    r5j_blist_empty(&sh->dev[i].written))
+			continue;
+		if (submit_block(sh, i, REQ_OP_WRITE | (fua ? REQ_FUA : 0),
+				 false))
+			writes++;
+		else
+			set_bit(R5J_STRIPE_DEGRADED, &sh->state);
+	}
+	if (!writes)
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);	/* finish next pass */
 }
 
 /* Too many members lost for this stripe: every waiting bio fails. */
@@ -399,10 +466,14 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 	void *srcs[1];
 	bool rmw, fua = false;
 	struct r5j_bref *ref;
-	int i, writes = 0;
+	int i;
 
 	if (!has_writes(sh))
 		return false;
+	if (conf->log && r5j_journal_failed(conf->log)) {
+		fail_new_writes(sh);
+		return false;
+	}
 
 	rmw = plan_write(sh, s, want);
 	if (!ensure_blocks(sh, s, want))
@@ -467,21 +538,15 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 		atomic64_inc(&conf->stats.rcw);
 	}
 
-	set_bit(R5J_STRIPE_WRITING, &sh->state);
-	for (i = 0; i < conf->raid_disks; i++) {
-		if (!r5j_is_parity(sh, i) &&
-		    r5j_blist_empty(&sh->dev[i].written))
-			continue;
-		if (submit_block(sh, i, REQ_OP_WRITE | (fua ? REQ_FUA : 0),
-				 false))
-			writes++;
-		else
-			set_bit(R5J_STRIPE_DEGRADED, &sh->state);
+	if (fua)
+		set_bit(R5J_STRIPE_FUA, &sh->state);
+	if (conf->log) {
+		sh->write_stage = R5J_W_LOGGING;
+		if (r5j_journal_write_stripe(conf->log, sh))
+			fail_logged_writes(sh);
+		return true;
 	}
-	if (!writes) {
-		/* nothing could be written; complete on the next pass */
-		set_bit(R5J_STRIPE_HANDLE, &sh->state);
-	}
+	submit_member_writes(sh);
 	return true;
 }
 
@@ -608,8 +673,22 @@ void r5j_handle_stripe(struct r5j_stripe *sh)
 	atomic64_inc(&conf->stats.stripes_handled);
 
 	analyse_stripe(sh, &s);
-	if (test_bit(R5J_STRIPE_WRITING, &sh->state))
+	switch (sh->write_stage) {
+	case R5J_W_LOGGING:
+	case R5J_W_PARKED:
+		return;		/* the journal hands it back */
+	case R5J_W_TO_MEMBERS:
+		submit_member_writes(sh);
+		return;
+	case R5J_W_LOG_FAILED:
+		fail_logged_writes(sh);
+		break;
+	case R5J_W_MEMBERS:
 		finish_writes(sh, &s);
+		break;
+	case R5J_W_IDLE:
+		break;
+	}
 	if (test_bit(R5J_STRIPE_SYNC_IO, &sh->state))
 		finish_sync_io(sh);
 

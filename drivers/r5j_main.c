@@ -11,6 +11,7 @@
 #include "md-bitmap.h"
 #include "r5j.h"
 #include "r5j_sysfs.h"
+#include "r5j_journal.h"
 
 /* Members that count as lost: missing, failed, or not yet rebuilt. */
 int r5j_calc_degraded(struct r5j_conf *conf)
@@ -48,9 +49,15 @@ static void r5j_daemon(struct md_thread *thread)
 	for (;;) {
 		sh = r5j_next_handle(conf);
 		if (!sh) {
-			if (list_empty_careful(&conf->bitmap_list))
+			if (!list_empty_careful(&conf->bitmap_list)) {
+				r5j_flush_bitmap_list(conf);
+				continue;
+			}
+			/* batch what this pass logged into one unit */
+			if (conf->log)
+				r5j_journal_submit(conf->log);
+			if (list_empty_careful(&conf->handle_list))
 				break;
-			r5j_flush_bitmap_list(conf);
 			continue;
 		}
 		r5j_handle_stripe(sh);
@@ -99,6 +106,13 @@ static int refuse_unsupported(struct mddev *mddev)
 {
 	struct md_rdev *rdev;
 
+	if (test_bit(MD_HAS_JOURNAL, &mddev->flags) &&
+	    (mddev->bitmap_info.offset || mddev->bitmap_info.file)) {
+		pr_notice("md/raid:%s: array cannot have both journal and bitmap\n",
+			  mdname(mddev));
+		return -EINVAL;
+	}
+
 	if (mddev->level == 6) {
 		pr_err("md/raid:%s: raid5j does not support RAID6 yet; use raid456\n",
 		       mdname(mddev));
@@ -119,10 +133,10 @@ static int refuse_unsupported(struct mddev *mddev)
 		return -EINVAL;
 	}
 	rdev_for_each(rdev, mddev) {
-		if (test_bit(Journal, &rdev->flags) ||
-		    test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
-			pr_err("md/raid:%s: write journal not supported by raid5j yet; use raid456\n",
-			       mdname(mddev));
+		if (test_bit(Journal, &rdev->flags) &&
+		    (mddev->bitmap_info.offset || mddev->bitmap_info.file)) {
+			pr_notice("md/raid:%s: array cannot have both journal and bitmap\n",
+				  mdname(mddev));
 			return -EINVAL;
 		}
 	}
@@ -177,7 +191,9 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	if (!conf->disks)
 		goto abort;
 	rdev_for_each(rdev, mddev) {
-		if (rdev->raid_disk < 0 || rdev->raid_disk >= conf->raid_disks)
+		/* the journal carries raid_disk 0 too, but is not a member */
+		if (test_bit(Journal, &rdev->flags) ||
+		    rdev->raid_disk < 0 || rdev->raid_disk >= conf->raid_disks)
 			continue;
 		RCU_INIT_POINTER(conf->disks[rdev->raid_disk].rdev, rdev);
 		if (test_bit(In_sync, &rdev->flags))
@@ -260,6 +276,7 @@ static void set_queue_limits(struct mddev *mddev, struct r5j_conf *conf)
 
 static int r5j_run(struct mddev *mddev)
 {
+	struct md_rdev *rdev, *journal_dev = NULL;
 	struct r5j_conf *conf;
 	int err;
 
@@ -272,6 +289,10 @@ static int r5j_run(struct mddev *mddev)
 	if (mddev->recovery_cp != MaxSector)
 		pr_notice("md/raid:%s: not clean -- starting background reconstruction\n",
 			  mdname(mddev));
+
+	rdev_for_each(rdev, mddev)
+		if (test_bit(Journal, &rdev->flags))
+			journal_dev = rdev;
 
 	conf = setup_conf(mddev);
 	if (IS_ERR(conf))
@@ -298,6 +319,19 @@ static int r5j_run(struct mddev *mddev)
 		}
 	}
 
+	if (journal_dev) {
+		err = r5j_journal_init(conf, journal_dev);
+		if (err)
+			goto abort;
+		if (mddev->recovery_cp == MaxSector)
+			set_bit(MD_JOURNAL_CLEAN, &mddev->flags);
+	} else if (test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
+		pr_warn("md/raid:%s: journal disk is missing, force array readonly\n",
+			mdname(mddev));
+		mddev->ro = 1;
+		set_disk_ro(mddev->gendisk, 1);
+	}
+
 	pr_info("md/raid:%s: raid level %d active with %d out of %d devices, algorithm %d\n",
 		mdname(mddev), mddev->level, mddev->raid_disks - mddev->degraded,
 		mddev->raid_disks, mddev->layout);
@@ -309,14 +343,21 @@ static int r5j_run(struct mddev *mddev)
 
 abort:
 	md_unregister_thread(&mddev->thread);
+	r5j_journal_exit(conf);
 	free_conf(conf);
 	mddev->private = NULL;
 	pr_warn("md/raid:%s: failed to run raid set.\n", mdname(mddev));
 	return -EIO;
 }
 
+static int r5j_start(struct mddev *mddev)
+{
+	return r5j_journal_start(mddev->private);
+}
+
 static void r5j_free(struct mddev *mddev, void *priv)
 {
+	r5j_journal_exit(priv);
 	free_conf(priv);
 	r5j_sysfs_unregister(mddev);
 }
@@ -346,6 +387,13 @@ static void r5j_error(struct mddev *mddev, struct md_rdev *rdev)
 	struct r5j_conf *conf = mddev->private;
 	unsigned long flags;
 
+	if (test_bit(Journal, &rdev->flags)) {
+		set_bit(Faulty, &rdev->flags);
+		if (conf->log && r5j_journal_rdev(conf->log) == rdev)
+			r5j_journal_error(conf->log);
+		set_mask_bits(&mddev->sb_flags, 0, BIT(MD_SB_CHANGE_DEVS));
+		return;
+	}
 	pr_crit("md/raid:%s: Disk failure on %pg, disabling device.\n",
 		mdname(mddev), rdev->bdev);
 
@@ -378,9 +426,8 @@ static int r5j_hot_add(struct mddev *mddev, struct md_rdev *rdev)
 	int disk;
 
 	if (test_bit(Journal, &rdev->flags)) {
-		pr_err("md/raid:%s: write journal not supported by raid5j yet\n",
-		       mdname(mddev));
-		return -EINVAL;
+		rdev->raid_disk = 0;
+		return r5j_journal_replace(conf, rdev);
 	}
 	if (test_bit(Replacement, &rdev->flags) ||
 	    mddev->recovery_disabled == conf->recovery_disabled)
@@ -413,8 +460,14 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 	int number = rdev->raid_disk;
 	struct r5j_disk *p;
 
-	if (test_bit(Journal, &rdev->flags))
+	if (test_bit(Journal, &rdev->flags)) {
+		if (!conf->log || r5j_journal_rdev(conf->log) != rdev)
+			return 0;
+		if (!r5j_journal_failed(conf->log) || conf->active_stripes)
+			return -EBUSY;
+		r5j_journal_exit(conf);
 		return 0;
+	}
 	if (number < 0 || number >= conf->raid_disks)
 		return 0;
 	p = &conf->disks[number];
@@ -501,13 +554,24 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 	if (quiesce) {
 		conf->quiesce = 1;
 		md_wakeup_thread(mddev->thread);
-		wait_event_lock_irq(conf->wait_quiesce, quiesced(conf),
-				    conf->lock);
-	} else {
-		conf->quiesce = 0;
-		wake_up(&conf->wait_quiesce);
-		wake_up(&conf->wait_for_stripe);
+		/* stripes parked for journal space need the tail moved */
+		while (!wait_event_lock_irq_timeout(conf->wait_quiesce,
+						    quiesced(conf), conf->lock,
+						    HZ / 10)) {
+			if (!conf->log)
+				continue;
+			spin_unlock_irq(&conf->lock);
+			r5j_journal_reclaim_locked(conf->log);
+			spin_lock_irq(&conf->lock);
+		}
+		spin_unlock_irq(&conf->lock);
+		if (conf->log)
+			r5j_journal_quiesce(conf->log);
+		return;
 	}
+	conf->quiesce = 0;
+	wake_up(&conf->wait_quiesce);
+	wake_up(&conf->wait_for_stripe);
 	spin_unlock_irq(&conf->lock);
 }
 
@@ -518,6 +582,7 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 		.owner		= THIS_MODULE,			\
 		.make_request	= r5j_make_request,		\
 		.run		= r5j_run,			\
+		.start		= r5j_start,			\
 		.free		= r5j_free,			\
 		.status		= r5j_status,			\
 		.error_handler	= r5j_error,			\
@@ -568,7 +633,7 @@ static int __init r5j_init(void)
 		if (err)
 			goto fail;
 	}
-	pr_info("raid5j: RAID4/5 personality registered (levels 4, 5; 6 refused)\n");
+	pr_info("raid5j: RAID4/5 personality with write journal registered (RAID6 refused)\n");
 	return 0;
 fail:
 	while (--i >= 0)

@@ -195,9 +195,20 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 	bool is_write = op_is_write(bio_op(bi));
 
 	if (unlikely(bi->bi_opf & REQ_PREFLUSH)) {
-		/* md core flushes every member, then resubmits the data */
-		if (md_flush_request(mddev, bi))
+		if (conf->log) {
+			/*
+			 * Completed writes stay in the journal (FUA) until
+			 * the members are flushed: already durable.
+			 */
+			if (!bio_sectors(bi)) {
+				bio_endio(bi);
+				return true;
+			}
+			bi->bi_opf &= ~REQ_PREFLUSH;
+		} else if (md_flush_request(mddev, bi)) {
+			/* md core flushes every member, then resubmits */
 			return true;
+		}
 	}
 	if (!md_write_start(mddev, bi))
 		return false;

@@ -44,6 +44,7 @@ static struct r5j_stripe *alloc_stripe(struct r5j_conf *conf, gfp_t gfp)
 	spin_lock_init(&sh->lock);
 	INIT_HLIST_NODE(&sh->hash);
 	INIT_LIST_HEAD(&sh->lru);
+	INIT_LIST_HEAD(&sh->log_list);
 	atomic_set(&sh->count, 0);
 	atomic_set(&sh->io_pending, 0);
 	return sh;
@@ -59,6 +60,8 @@ static void init_stripe(struct r5j_conf *conf, struct r5j_stripe *sh,
 	sh->state = 0;
 	sh->bm_seq = 0;
 	sh->failed_io = 0;
+	sh->write_stage = R5J_W_IDLE;
+	sh->unit = NULL;
 	r5j_stripe_parity(&conf->geom, sector, &sh->map);
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];

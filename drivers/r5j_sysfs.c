@@ -7,6 +7,7 @@
 #include <linux/sysfs.h>
 #include "r5j.h"
 #include "r5j_sysfs.h"
+#include "r5j_journal.h"
 
 static ssize_t stripe_cache_size_show(struct mddev *mddev, char *page)
 {
@@ -100,7 +101,58 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 
 static struct md_sysfs_entry r5j_raid5j_stats = __ATTR_RO(raid5j_stats);
 
+static ssize_t journal_mode_show(struct mddev *mddev, char *page)
+{
+	struct r5j_conf *conf;
+	ssize_t ret = 0;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf && conf->log)
+		ret = sysfs_emit(page, "[write-through] write-back\n");
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
+				  size_t len)
+{
+	struct r5j_conf *conf = mddev->private;
+
+	if (!conf || !conf->log)
+		return -ENODEV;
+	if (sysfs_streq(page, "write-through"))
+		return len;
+	if (sysfs_streq(page, "write-back")) {
+		pr_warn("md/raid:%s: write-back journal mode is not supported by raid5j yet\n",
+			mdname(mddev));
+		return -EOPNOTSUPP;
+	}
+	return -EINVAL;
+}
+
+static struct md_sysfs_entry r5j_journal_mode =
+	__ATTR(journal_mode, 0644, journal_mode_show, journal_mode_store);
+
+static ssize_t journal_stats_show(struct mddev *mddev, char *page)
+{
+	struct r5j_conf *conf;
+	ssize_t ret;
+
+	ret = mddev_lock(mddev);
+	if (ret)
+		return ret;
+	conf = mddev->private;
+	ret = (conf && conf->log) ? r5j_journal_stats_show(conf->log, page) : 0;
+	mddev_unlock(mddev);
+	return ret;
+}
+
+static struct md_sysfs_entry r5j_journal_stats = __ATTR_RO(journal_stats);
+
 static struct attribute *r5j_attrs[] = {
+	&r5j_journal_mode.attr,
+	&r5j_journal_stats.attr,
 	&r5j_stripe_cache_size.attr,
 	&r5j_stripe_cache_active.attr,
 	&r5j_stripe_size.attr,

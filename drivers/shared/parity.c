@@ -184,6 +184,43 @@ int r5j_recover(const struct r5j_geom *g, const struct r5j_stripe_map *map,
 	return r5j_recover6(g, map, blocks, failed, nfailed, w);
 }
 
+int r5j_parity_rmw(const struct r5j_geom *g, const struct r5j_stripe_map *map,
+		   void **data, void *p, void *q, struct r5j_parity_work *w)
+{
+	int sd = r5j_syndrome_disks(g, map);
+	int m, slot, count = 0, start = sd, stop = -1;
+
+	if (g->level != 6) {
+		for (m = 0; m < g->raid_disks; m++)
+			if (m != map->pd_idx && data[m])
+				w->slots[count++] = data[m];
+		r5j_xor_into(p, w->slots, count);
+		return 0;
+	}
+	if (!raid6_call.xor_syndrome)
+		return -EOPNOTSUPP;
+
+	for (slot = 0; slot < sd; slot++)
+		w->slots[slot] = (void *)w->zero;
+	for (m = 0; m < g->raid_disks; m++) {
+		if (m == map->pd_idx || m == map->qd_idx || !data[m])
+			continue;
+		slot = r5j_syndrome_slot(g, map, m);
+		w->slots[slot] = data[m];
+		if (slot < start)
+			start = slot;
+		if (slot > stop)
+			stop = slot;
+	}
+	if (stop < 0)
+		return 0;
+	w->slots[sd] = p;
+	w->slots[sd + 1] = q;
+	/* only slots start..stop are read; the zero block fills the gaps */
+	raid6_call.xor_syndrome(sd + 2, start, stop, R5J_BLOCK_SIZE, w->slots);
+	return 0;
+}
+
 int r5j_check_parity(const struct r5j_geom *g,
 		     const struct r5j_stripe_map *map, void **blocks,
 		     struct r5j_parity_work *w)

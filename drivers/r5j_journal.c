@@ -1,0 +1,698 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid5j write journal, write-through: every stripe write is first made
+ * stable in the log, then written to the members.
+ *
+ * Ordering rules (why a crash never shows a write hole):
+ *  1. A unit's blocks reach the members only once that unit AND every
+ *     earlier unit are stable (FUA complete): recovery stops at the first
+ *     broken unit, so nothing after it may be on the members half-written.
+ *  2. journal_tail moves past a unit only after its member writes completed
+ *     AND the members were flushed AND the superblock holding the new tail
+ *     was written; only then is that space reused.
+ *  3. A completed write is in the log until rule 2 frees it, so flushes and
+ *     FUA from above are already honoured by the log's FUA.
+ *
+ * Ring space: [tail, head) is reserved; one block more is always kept for
+ * the empty unit a quiesce or clean stop writes.
+ */
+#include <linux/blkdev.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include "raid5j/crc32c.h"
+#include "r5j_journal_int.h"
+
+static void wake_reclaim(struct r5j_journal *log)
+{
+	md_wakeup_thread(log->reclaim_thread);
+}
+
+static u64 free_sectors(struct r5j_journal *log)
+{
+	u64 reserve = R5J_BLOCK_SECTORS;	/* the quiesce empty unit */
+
+	if (log->used + reserve >= log->fmt.ring_sectors)
+		return 0;
+	return log->fmt.ring_sectors - log->used - reserve;
+}
+
+static struct r5j_log_unit *new_unit(struct r5j_journal *log)
+{
+	struct r5j_log_unit *unit;
+
+	unit = mempool_alloc(&log->unit_pool, GFP_NOIO);
+	memset(unit, 0, sizeof(*unit));
+	unit->log = log;
+	unit->meta = mempool_alloc(&log->meta_pool, GFP_NOIO);
+	unit->bio = bio_alloc_bioset(log->rdev->bdev, BIO_MAX_VECS,
+				     REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
+				     GFP_NOIO, &log->bs);
+	INIT_LIST_HEAD(&unit->stripes);
+	unit->state = R5J_UNIT_OPEN;
+	return unit;
+}
+
+static void free_unit(struct r5j_log_unit *unit)
+{
+	struct r5j_journal *log = unit->log;
+
+	if (unit->bio)
+		bio_put(unit->bio);
+	mempool_free(unit->meta, &log->meta_pool);
+	mempool_free(unit, &log->unit_pool);
+}
+
+/* Open a unit at head (log->lock held, room checked by the caller). */
+static void open_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
+{
+	unit->seq = log->seq++;
+	unit->pos = log->head;
+	unit->sectors = R5J_BLOCK_SECTORS;
+	r5j_meta_init(page_address(unit->meta), unit->pos, unit->seq);
+	__bio_add_page(unit->bio, unit->meta, PAGE_SIZE, 0);
+	log->head = r5j_ring_add(&log->fmt, log->head, R5J_BLOCK_SECTORS);
+	log->used += R5J_BLOCK_SECTORS;
+	list_add_tail(&unit->list, &log->units);
+	log->open = unit;
+}
+
+/* Release, in log order, the stripes of units that are stable. */
+static void release_stable_units(struct r5j_journal *log)
+{
+	struct r5j_log_unit *unit;
+	struct r5j_stripe *sh, *tmp;
+
+	list_for_each_entry(unit, &log->units, list) {
+		if (unit->state == R5J_UNIT_RELEASED ||
+		    unit->state == R5J_UNIT_DONE)
+			continue;
+		if (unit->state != R5J_UNIT_STABLE)
+			break;
+		list_for_each_entry_safe(sh, tmp, &unit->stripes, log_list) {
+			list_del_init(&sh->log_list);
+			sh->write_stage = (unit->status || log->failed) ?
+				R5J_W_LOG_FAILED : R5J_W_TO_MEMBERS;
+			set_bit(R5J_STRIPE_HANDLE, &sh->state);
+			r5j_release_stripe(sh);
+		}
+		unit->state = unit->stripes_pending ? R5J_UNIT_RELEASED :
+			R5J_UNIT_DONE;
+	}
+}
+
+static void unit_end_io(struct bio *bio)
+{
+	struct r5j_log_unit *unit = bio->bi_private;
+	struct r5j_journal *log = unit->log;
+	unsigned long flags;
+
+	if (bio->bi_status)
+		unit->status = bio->bi_status;
+	rdev_dec_pending(log->rdev, log->mddev);
+	if (bio != unit->bio)
+		bio_put(bio);	/* the front part of a split */
+	if (!atomic_dec_and_test(&unit->io_pending))
+		return;
+	if (unit->status) {
+		pr_err("md/raid:%s: journal write failed at sector %llu\n",
+		       mdname(log->mddev), (unsigned long long)unit->pos);
+		md_error(log->mddev, log->rdev);
+	}
+	spin_lock_irqsave(&log->lock, flags);
+	unit->state = R5J_UNIT_STABLE;
+	release_stable_units(log);
+	spin_unlock_irqrestore(&log->lock, flags);
+	md_wakeup_thread(log->mddev->thread);
+}
+
+static void submit_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
+{
+	struct bio *bio = unit->bio;
+	u64 ring = log->fmt.ring_sectors;
+
+	r5j_meta_seal(page_address(unit->meta), log->fmt.seed);
+	spin_lock_irq(&log->lock);
+	unit->state = R5J_UNIT_IO;
+	log->stats.units++;
+	log->stats.meta_bytes += r5j_meta_size(page_address(unit->meta));
+	if (!unit->pages)
+		log->stats.empty_units++;
+	spin_unlock_irq(&log->lock);
+
+	bio->bi_iter.bi_sector = log->rdev->data_offset + unit->pos;
+	bio->bi_end_io = unit_end_io;
+	bio->bi_private = unit;
+	atomic_set(&unit->io_pending, 1);
+	atomic_inc(&log->rdev->nr_pending);
+	if (unit->pos + unit->sectors > ring) {
+		/* the unit wraps: its front goes up to the ring end */
+		struct bio *front = bio_split(bio, ring - unit->pos, GFP_NOIO,
+					      &log->bs);
+
+		front->bi_end_io = unit_end_io;
+		front->bi_private = unit;
+		atomic_inc(&unit->io_pending);
+		atomic_inc(&log->rdev->nr_pending);
+		bio->bi_iter.bi_sector = log->rdev->data_offset;
+		submit_bio_noacct(front);
+	}
+	submit_bio_noacct(bio);
+}
+
+static unsigned int stripe_log_pages(struct r5j_stripe *sh, u32 *meta_bytes)
+{
+	struct r5j_conf *conf = sh->conf;
+	unsigned int i, pages = 0;
+
+	for (i = 0; i < conf->raid_disks; i++)
+		if (!r5j_is_parity(sh, i) &&
+		    !r5j_blist_empty(&sh->dev[i].written))
+			pages++;
+	*meta_bytes = pages * (R5J_DATA_PAYLOAD_SIZE + 4) +
+		R5J_DATA_PAYLOAD_SIZE + 4 * conf->max_degraded;
+	return pages + conf->max_degraded;
+}
+
+/*
+ * Put @sh in the open unit (log->lock held; the unit was allocated by the
+ * caller if none is open).  -EAGAIN: no room in the ring.
+ */
+static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
+		      struct r5j_log_unit **spare, struct r5j_log_unit **full)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct r5j_log_unit *unit = log->open;
+	u32 meta_bytes, csums[R5J_MAX_PARITY_PAGES];
+	unsigned int pages = stripe_log_pages(sh, &meta_bytes);
+	u64 need = (u64)pages * R5J_BLOCK_SECTORS;
+	void *meta;
+	int i, p;
+
+	if (unit && (unit->pages + pages > R5J_UNIT_MAX_PAGES ||
+		     r5j_meta_size(page_address(unit->meta)) + meta_bytes >
+		     R5J_BLOCK_SIZE)) {
+		/* full: the caller sends it */
+		*full = unit;
+		log->open = NULL;
+		unit = NULL;
+	}
+	if (!unit)
+		need += R5J_BLOCK_SECTORS;
+	if (need > free_sectors(log))
+		return -EAGAIN;
+	if (!unit) {
+		if (!*spare)
+			return -ENOMEM;
+		unit = *spare;
+		*spare = NULL;
+		open_unit(log, unit);
+	}
+
+	meta = page_address(unit->meta);
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		if (r5j_is_parity(sh, i) || r5j_blist_empty(&dev->written))
+			continue;
+		r5j_meta_add_data(meta, dev->array_sector,
+				  r5j_page_csum(log->fmt.seed,
+						page_address(dev->page)));
+		__bio_add_page(unit->bio, dev->page, PAGE_SIZE, 0);
+	}
+	for (p = 0; p < conf->max_degraded; p++) {
+		int idx = p ? sh->map.qd_idx : sh->map.pd_idx;
+
+		csums[p] = r5j_page_csum(log->fmt.seed,
+					 page_address(sh->dev[idx].page));
+		__bio_add_page(unit->bio, sh->dev[idx].page, PAGE_SIZE, 0);
+	}
+	r5j_meta_add_parity(meta, sh->sector, csums, conf->max_degraded);
+
+	unit->pages += pages;
+	unit->sectors += pages * R5J_BLOCK_SECTORS;
+	log->head = r5j_ring_add(&log->fmt, log->head,
+				 (u64)pages * R5J_BLOCK_SECTORS);
+	log->used += (u64)pages * R5J_BLOCK_SECTORS;
+	unit->stripes_pending++;
+	sh->unit = unit;
+	sh->write_stage = R5J_W_LOGGING;
+	atomic_inc(&sh->count);		/* the unit's reference */
+	list_add_tail(&sh->log_list, &unit->stripes);
+	log->stats.stripes++;
+	log->stats.data_pages += pages - conf->max_degraded;
+	log->stats.parity_pages += conf->max_degraded;
+	return 0;
+}
+
+int r5j_journal_write_stripe(struct r5j_journal *log, struct r5j_stripe *sh)
+{
+	struct r5j_log_unit *spare = NULL, *full;
+	int err;
+
+again:
+	full = NULL;
+	if (!log->open && !spare)
+		spare = new_unit(log);
+	spin_lock_irq(&log->lock);
+	if (log->failed)
+		err = -EIO;
+	else if (!list_empty(&log->parked))
+		err = -EAGAIN;		/* keep arrival order */
+	else
+		err = add_stripe(log, sh, &spare, &full);
+	if (err == -EAGAIN) {
+		sh->write_stage = R5J_W_PARKED;
+		atomic_inc(&sh->count);	/* the parked list's reference */
+		list_add_tail(&sh->log_list, &log->parked);
+		log->stats.space_waits++;
+	}
+	spin_unlock_irq(&log->lock);
+	if (full)
+		submit_unit(log, full);
+	if (err == -ENOMEM)
+		goto again;		/* the open unit was full: new one */
+	if (spare)
+		free_unit(spare);
+	if (err == -EAGAIN) {
+		wake_reclaim(log);
+		return 0;
+	}
+	return err;
+}
+
+/* Move parked stripes into units while there is room (daemon). */
+static void retry_parked(struct r5j_journal *log)
+{
+	struct r5j_log_unit *spare = NULL, *full = NULL;
+	struct r5j_stripe *sh;
+	int err = 0;
+
+	while (!err) {
+		if (!log->open && !spare)
+			spare = new_unit(log);
+		spin_lock_irq(&log->lock);
+		if (list_empty(&log->parked) || log->failed) {
+			spin_unlock_irq(&log->lock);
+			break;
+		}
+		sh = list_first_entry(&log->parked, struct r5j_stripe, log_list);
+		list_del_init(&sh->log_list);
+		err = add_stripe(log, sh, &spare, &full);
+		if (err) {
+			list_add(&sh->log_list, &log->parked);
+		} else {
+			/* add_stripe took its own reference: drop the park's */
+			atomic_dec(&sh->count);
+		}
+		spin_unlock_irq(&log->lock);
+		if (full) {
+			submit_unit(log, full);
+			full = NULL;
+			if (err)
+				err = 0;	/* room may be there now */
+		}
+	}
+	if (spare)
+		free_unit(spare);
+}
+
+void r5j_journal_submit(struct r5j_journal *log)
+{
+	struct r5j_log_unit *unit;
+
+	retry_parked(log);
+	unit = log->open;
+	if (!unit)
+		return;
+	log->open = NULL;
+	submit_unit(log, unit);
+}
+
+void r5j_journal_stripe_done(struct r5j_journal *log, struct r5j_stripe *sh)
+{
+	struct r5j_log_unit *unit = sh->unit;
+	bool wake = false;
+
+	if (!unit)
+		return;
+	spin_lock_irq(&log->lock);
+	sh->unit = NULL;
+	if (--unit->stripes_pending == 0 &&
+	    unit->state == R5J_UNIT_RELEASED) {
+		unit->state = R5J_UNIT_DONE;
+		wake = !list_empty(&log->parked) ||
+			log->used * R5J_RECLAIM_DIVISOR >= log->fmt.ring_sectors;
+	}
+	spin_unlock_irq(&log->lock);
+	if (wake)
+		wake_reclaim(log);
+}
+
+bool r5j_journal_failed(struct r5j_journal *log)
+{
+	return READ_ONCE(log->failed);
+}
+
+struct md_rdev *r5j_journal_rdev(struct r5j_journal *log)
+{
+	return log->rdev;
+}
+
+void r5j_journal_error(struct r5j_journal *log)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&log->lock, flags);
+	log->failed = true;
+	spin_unlock_irqrestore(&log->lock, flags);
+	pr_crit("md/raid:%s: journal device %pg failed: writes are refused until a new journal is added (mdadm --add-journal)\n",
+		mdname(log->mddev), log->rdev->bdev);
+	md_wakeup_thread(log->mddev->thread);
+}
+
+/* Flush every member's volatile cache: their writes become durable. */
+void r5j_flush_members(struct r5j_conf *conf)
+{
+	int i;
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct md_rdev *rdev;
+
+		rcu_read_lock();
+		rdev = rcu_dereference(conf->disks[i].rdev);
+		if (!rdev || test_bit(Faulty, &rdev->flags)) {
+			rcu_read_unlock();
+			continue;
+		}
+		atomic_inc(&rdev->nr_pending);
+		rcu_read_unlock();
+		blkdev_issue_flush(rdev->bdev);
+		rdev_dec_pending(rdev, conf->mddev);
+	}
+}
+
+/*
+ * Record @tail as journal_tail in the superblock.  Caller holds
+ * reconfig_mutex.  Returns 0 once it is on disk.
+ */
+int r5j_journal_set_tail(struct r5j_journal *log, u64 tail)
+{
+	struct mddev *mddev = log->mddev;
+
+	log->rdev->journal_tail = tail;
+	set_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags);
+	md_update_sb(mddev, 1);
+	if (test_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags))
+		return -EROFS;	/* read-only: nothing was written */
+	return 0;
+}
+
+/* Where the tail can move: the first unit not yet on the members. */
+static u64 reclaimable_tail(struct r5j_journal *log)
+{
+	struct r5j_log_unit *unit;
+
+	list_for_each_entry(unit, &log->units, list)
+		if (unit->state != R5J_UNIT_DONE)
+			return unit->pos;
+	return log->head;
+}
+
+/*
+ * Move journal_tail past the units the members have.  @locked: the caller
+ * holds reconfig_mutex (quiesce); otherwise try to take it.
+ */
+static void do_reclaim(struct r5j_journal *log, bool locked)
+{
+	struct mddev *mddev = log->mddev;
+	struct r5j_log_unit *unit, *tmp;
+	u64 new_tail, freed, old_tail;
+	LIST_HEAD(reclaimed);
+
+	spin_lock_irq(&log->lock);
+	old_tail = log->tail;
+	new_tail = reclaimable_tail(log);
+	freed = r5j_ring_distance(&log->fmt, old_tail, new_tail);
+	spin_unlock_irq(&log->lock);
+	if (!freed || log->failed)
+		return;
+
+	r5j_flush_members(log->conf);
+	if (!locked && !mddev_trylock(mddev)) {
+		/* someone reconfigures; try again shortly */
+		log->reclaim_thread->timeout = HZ / 10;
+		return;
+	}
+	if (r5j_journal_set_tail(log, new_tail)) {
+		if (!locked)
+			mddev_unlock(mddev);
+		return;
+	}
+	if (!locked)
+		mddev_unlock(mddev);
+
+	spin_lock_irq(&log->lock);
+	list_for_each_entry_safe(unit, tmp, &log->units, list) {
+		if (unit->state != R5J_UNIT_DONE ||
+		    r5j_ring_distance(&log->fmt, old_tail, unit->pos) >= freed)
+			break;
+		list_move_tail(&unit->list, &reclaimed);
+	}
+	log->tail = new_tail;
+	log->used -= freed;
+	log->stats.reclaims++;
+	spin_unlock_irq(&log->lock);
+
+	list_for_each_entry_safe(unit, tmp, &reclaimed, list) {
+		list_del(&unit->list);
+		free_unit(unit);
+	}
+	md_wakeup_thread(mddev->thread);	/* parked stripes may go */
+}
+
+void r5j_journal_reclaim_locked(struct r5j_journal *log)
+{
+	do_reclaim(log, true);
+}
+
+static void r5j_reclaim_thread(struct md_thread *thread)
+{
+	struct r5j_conf *conf = thread->mddev->private;
+
+	thread->timeout = R5J_RECLAIM_PERIOD;
+	if (conf && conf->log)
+		do_reclaim(conf->log, false);
+}
+
+bool r5j_journal_idle(struct r5j_journal *log)
+{
+	bool idle;
+
+	spin_lock_irq(&log->lock);
+	idle = list_empty(&log->parked) && !log->open;
+	spin_unlock_irq(&log->lock);
+	return idle;
+}
+
+/* Write an empty meta block (a unit with no payloads) at @pos, stable. */
+int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq)
+{
+	struct page *page = alloc_page(GFP_NOIO);
+	int err = 0;
+
+	if (!page)
+		return -ENOMEM;
+	r5j_meta_init(page_address(page), pos, seq);
+	r5j_meta_seal(page_address(page), log->fmt.seed);
+	if (!sync_page_io(log->rdev, pos, PAGE_SIZE, page,
+			  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
+		err = -EIO;
+	put_page(page);
+	return err;
+}
+
+/*
+ * Quiesced (no stripe active), reconfig_mutex held: leave the log as a
+ * clean stop must, one empty unit at journal_tail, nothing after it.
+ */
+void r5j_journal_quiesce(struct r5j_journal *log)
+{
+	struct r5j_log_unit *unit, *tmp;
+	LIST_HEAD(reclaimed);
+	u64 pos, seq;
+
+	spin_lock_irq(&log->lock);
+	list_for_each_entry(unit, &log->units, list) {
+		if (unit->state != R5J_UNIT_DONE) {
+			spin_unlock_irq(&log->lock);
+			return;		/* not drained (journal failed?) */
+		}
+	}
+	if (log->failed ||
+	    (list_empty(&log->units) && log->used == R5J_BLOCK_SECTORS)) {
+		spin_unlock_irq(&log->lock);
+		return;		/* failed, or already one empty unit */
+	}
+	pos = log->head;
+	seq = log->seq;
+	spin_unlock_irq(&log->lock);
+
+	r5j_flush_members(log->conf);
+	if (r5j_journal_write_empty(log, pos, seq)) {
+		md_error(log->mddev, log->rdev);
+		return;
+	}
+	if (r5j_journal_set_tail(log, pos))
+		return;
+	spin_lock_irq(&log->lock);
+	list_splice_init(&log->units, &reclaimed);
+	log->seq = seq + 1;
+	log->tail = pos;
+	log->head = r5j_ring_add(&log->fmt, pos, R5J_BLOCK_SECTORS);
+	log->used = R5J_BLOCK_SECTORS;
+	log->stats.empty_units++;
+	log->stats.reclaims++;
+	spin_unlock_irq(&log->lock);
+	list_for_each_entry_safe(unit, tmp, &reclaimed, list) {
+		list_del(&unit->list);
+		free_unit(unit);
+	}
+}
+
+ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
+{
+	struct r5j_journal_stats st;
+	u64 used, ring, tail, head, seq;
+	bool failed;
+
+	spin_lock_irq(&log->lock);
+	st = log->stats;
+	used = log->used;
+	ring = log->fmt.ring_sectors;
+	tail = log->tail;
+	head = log->head;
+	seq = log->seq;
+	failed = log->failed;
+	spin_unlock_irq(&log->lock);
+
+	return sysfs_emit(page,
+			  "state %s\nring_sectors %llu\nused_sectors %llu\n"
+			  "tail %llu\nhead %llu\nnext_seq %llu\n"
+			  "units %llu\nempty_units %llu\nstripes %llu\n"
+			  "data_pages %llu\nparity_pages %llu\nmeta_bytes %llu\n"
+			  "reclaims %llu\nspace_waits %llu\n"
+			  "recovered_transactions %llu\nreplayed_stripes %llu\n"
+			  "replayed_blocks %llu\n",
+			  failed ? "failed" : "ok", ring, used, tail, head, seq,
+			  st.units, st.empty_units, st.stripes, st.data_pages,
+			  st.parity_pages, st.meta_bytes, st.reclaims,
+			  st.space_waits, st.recovered_txns,
+			  st.replayed_stripes, st.replayed_blocks);
+}
+
+int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
+{
+	struct mddev *mddev = conf->mddev;
+	struct r5j_journal *log;
+	int err;
+
+	log = kzalloc(sizeof(*log), GFP_KERNEL);
+	if (!log)
+		return -ENOMEM;
+	log->conf = conf;
+	log->mddev = mddev;
+	log->rdev = rdev;
+	err = r5j_log_init(&log->fmt, (const u8 *)mddev->uuid, rdev->sectors,
+			   mddev->level);
+	if (err) {
+		pr_err("md/raid:%s: journal device %pg is too small (%llu sectors)\n",
+		       mdname(mddev), rdev->bdev,
+		       (unsigned long long)rdev->sectors);
+		kfree(log);
+		return err;
+	}
+	spin_lock_init(&log->lock);
+	INIT_LIST_HEAD(&log->units);
+	INIT_LIST_HEAD(&log->parked);
+	err = bioset_init(&log->bs, 4, 0, BIOSET_NEED_BVECS);
+	if (err)
+		goto fail;
+	err = mempool_init_kmalloc_pool(&log->unit_pool, 4,
+					sizeof(struct r5j_log_unit));
+	if (err)
+		goto fail;
+	err = mempool_init_page_pool(&log->meta_pool, 4, 0);
+	if (err)
+		goto fail;
+	log->reclaim_thread = md_register_thread(r5j_reclaim_thread, mddev,
+						 "reclaim");
+	if (!log->reclaim_thread) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	log->reclaim_thread->timeout = R5J_RECLAIM_PERIOD;
+	conf->log = log;
+	return 0;
+fail:
+	bioset_exit(&log->bs);
+	mempool_exit(&log->unit_pool);
+	mempool_exit(&log->meta_pool);
+	kfree(log);
+	return err ? err : -ENOMEM;
+}
+
+void r5j_journal_exit(struct r5j_conf *conf)
+{
+	struct r5j_journal *log = conf->log;
+	struct r5j_log_unit *unit, *tmp;
+
+	if (!log)
+		return;
+	md_unregister_thread(&log->reclaim_thread);
+	list_for_each_entry_safe(unit, tmp, &log->units, list) {
+		list_del(&unit->list);
+		free_unit(unit);
+	}
+	bioset_exit(&log->bs);
+	mempool_exit(&log->unit_pool);
+	mempool_exit(&log->meta_pool);
+	kfree(log);
+	conf->log = NULL;
+}
+
+/*
+ * A new journal device for an array whose journal failed or was missing
+ * (reconfig_mutex held, no writes in flight: the array refused them).
+ */
+int r5j_journal_replace(struct r5j_conf *conf, struct md_rdev *rdev)
+{
+	struct r5j_journal *old = conf->log;
+	u64 seq = get_random_u32();
+	int err;
+
+	if (old && !old->failed)
+		return -EBUSY;
+	if (old && !r5j_journal_idle(old))
+		return -EBUSY;
+	r5j_journal_exit(conf);
+	rdev->journal_tail = 0;
+	err = r5j_journal_init(conf, rdev);
+	if (err)
+		return err;
+	err = r5j_journal_write_empty(conf->log, 0, seq);
+	if (!err) {
+		conf->log->tail = 0;
+		conf->log->head = R5J_BLOCK_SECTORS;
+		conf->log->used = R5J_BLOCK_SECTORS;
+		conf->log->seq = seq + 1;
+		set_bit(MD_HAS_JOURNAL, &conf->mddev->flags);
+		err = r5j_journal_set_tail(conf->log, 0);
+		if (err == -EROFS)
+			err = 0;
+	}
+	if (err)
+		r5j_journal_exit(conf);
+	pr_info("md/raid:%s: journal device %pg added%s\n",
+		mdname(conf->mddev), rdev->bdev, err ? " but failed to start" : "");
+	return err;
+}

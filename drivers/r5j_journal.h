@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * raid5j write journal: the one seam between the stripe engine and the log.
+ *
+ * Write-through path of a stripe (see Documentation/journal.md):
+ *
+ *   handle_writes: bios copied into pages, parity computed
+ *        |  r5j_journal_write_stripe()
+ *        v
+ *   open unit  --(end of daemon pass: r5j_journal_submit())-->  unit I/O (FUA)
+ *        |                                                          |
+ *        |  all earlier units stable too                            v
+ *        +------------------------------------------------>  stripe LOGGED:
+ *                                                            member writes
+ *   member writes done: r5j_journal_stripe_done() -> unit done -> reclaim
+ *   moves journal_tail past done units once the members are flushed.
+ */
+#ifndef RAID5J_JOURNAL_KERNEL_H
+#define RAID5J_JOURNAL_KERNEL_H
+
+#include "r5j.h"
+
+struct r5j_journal;
+
+/* run(): set up the log on @rdev (the Journal member); no I/O yet. */
+int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev);
+/* start(): recover from the journal, then open a new log. */
+int r5j_journal_start(struct r5j_conf *conf);
+void r5j_journal_exit(struct r5j_conf *conf);
+
+/*
+ * Daemon: put a prepared stripe (pages and parity final) in the open unit.
+ * 0: the stripe comes back with R5J_W_TO_MEMBERS once the log has it;
+ * -EAGAIN: no log space, parked until reclaim frees some;
+ * -EIO: the journal has failed.
+ */
+int r5j_journal_write_stripe(struct r5j_journal *log, struct r5j_stripe *sh);
+/* Daemon, end of a pass: send the open unit; retry parked stripes. */
+void r5j_journal_submit(struct r5j_journal *log);
+/* Daemon: the members have the stripe's logged blocks. */
+void r5j_journal_stripe_done(struct r5j_journal *log, struct r5j_stripe *sh);
+
+bool r5j_journal_failed(struct r5j_journal *log);
+struct md_rdev *r5j_journal_rdev(struct r5j_journal *log);
+/* Called with reconfig_mutex held: drain the log, leave an empty unit. */
+void r5j_journal_quiesce(struct r5j_journal *log);
+void r5j_journal_error(struct r5j_journal *log);
+/* reconfig_mutex held: move journal_tail now if anything can be freed. */
+void r5j_journal_reclaim_locked(struct r5j_journal *log);
+/* hot-add of a journal after the old one failed or went missing. */
+int r5j_journal_replace(struct r5j_conf *conf, struct md_rdev *rdev);
+bool r5j_journal_idle(struct r5j_journal *log);
+ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page);
+
+#endif /* RAID5J_JOURNAL_KERNEL_H */

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* raid5j journal internals shared by r5j_journal.c and r5j_recovery.c. */
+#ifndef RAID5J_JOURNAL_INT_H
+#define RAID5J_JOURNAL_INT_H
+
+#include "raid5j/journal.h"
+#include "r5j_journal.h"
+
+#define R5J_UNIT_MAX_PAGES	(BIO_MAX_VECS - 1)	/* meta + pages: one bio */
+#define R5J_RECLAIM_DIVISOR	4	/* reclaim once 1/4 of the ring is done */
+#define R5J_RECLAIM_PERIOD	(5 * HZ)	/* and at least this often */
+
+enum r5j_unit_state {
+	R5J_UNIT_OPEN,		/* collecting stripes (daemon) */
+	R5J_UNIT_IO,		/* written to the journal, not yet complete */
+	R5J_UNIT_STABLE,	/* on the journal, FUA complete */
+	R5J_UNIT_RELEASED,	/* its stripes went on to the members */
+	R5J_UNIT_DONE,		/* the members have all of it */
+};
+
+struct r5j_log_unit {
+	struct list_head list;		/* log->units, oldest first */
+	struct r5j_journal *log;
+	struct page *meta;
+	struct bio *bio;
+	u64 seq;
+	u64 pos;			/* ring sector of the meta block */
+	u32 sectors;			/* meta block + pages */
+	u32 pages;
+	int stripes_pending;		/* not yet on the members */
+	enum r5j_unit_state state;
+	blk_status_t status;
+	atomic_t io_pending;
+	struct list_head stripes;	/* waiting for the unit to be stable */
+};
+
+struct r5j_journal_stats {
+	u64 units;
+	u64 empty_units;
+	u64 stripes;
+	u64 data_pages;
+	u64 parity_pages;
+	u64 meta_bytes;
+	u64 reclaims;
+	u64 space_waits;
+	u64 recovered_txns;
+	u64 replayed_stripes;
+	u64 replayed_blocks;
+};
+
+struct r5j_journal {
+	struct r5j_conf *conf;
+	struct mddev *mddev;
+	struct md_rdev *rdev;
+	struct r5j_log fmt;
+
+	spinlock_t lock;		/* all below */
+	u64 head;			/* ring sector of the next block */
+	u64 seq;			/* seq of the next unit */
+	u64 tail;			/* journal_tail as on disk */
+	u64 used;			/* sectors reserved from tail to head */
+	struct list_head units;
+	struct r5j_log_unit *open;	/* daemon only */
+	struct list_head parked;	/* stripes waiting for space */
+	bool failed;
+	struct r5j_journal_stats stats;
+
+	struct md_thread *reclaim_thread;
+	struct bio_set bs;
+	mempool_t unit_pool;
+	mempool_t meta_pool;
+};
+
+int r5j_journal_recover(struct r5j_journal *log);
+int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq);
+int r5j_journal_set_tail(struct r5j_journal *log, u64 tail);
+void r5j_flush_members(struct r5j_conf *conf);
+
+#endif /* RAID5J_JOURNAL_INT_H */
