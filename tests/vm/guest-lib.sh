@@ -1,0 +1,342 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers for guest scripts (bash, run by the VM's init; source this first).
+#
+# Results go to the result port, one line each, which the host reads:
+#   PASS <name>             a named step succeeded          (pass)
+#   FAIL <name>: <reason>   the test failed; script exits   (fail, check, run)
+#   MARK <word>             a moment the host may wait for  (mark)
+#   VAL <key> <value>       a value for the host script     (report)
+#   SAY <text>              for a human watching            (say, say_cmd)
+# init adds "BOOT <n>" first and "DONE <rc>" last.
+#
+# Variables set by init/host: R5J_TEST (test name), R5J_BOOT (boot number),
+# PERSONALITY (raid5j or raid456), R5J_RESULT_PORT, R5J_KO (module path).
+
+R5J_TEST=${R5J_TEST:-unknown}
+PERSONALITY=${PERSONALITY:-raid5j}
+R5J_KO=${R5J_KO:-/test/raid5j.ko}
+MD_SYNC_TIMEOUT=${MD_SYNC_TIMEOUT:-300}	# seconds wait_sync waits at most
+
+# ---- reporting ---------------------------------------------------------
+
+result() {
+	echo "$*" > "${R5J_RESULT_PORT:-/dev/null}"
+	echo "result: $*"
+}
+
+log() {
+	echo "[$(cut -d' ' -f1 /proc/uptime)] $*"
+}
+
+pass() {
+	result "PASS ${1:-$R5J_TEST}"
+}
+
+# fail REASON...: report, show the md state, end the guest script.
+fail() {
+	result "FAIL $R5J_TEST: $*"
+	echo "---- /proc/mdstat at failure ----"
+	cat /proc/mdstat 2>/dev/null
+	exit 1
+}
+
+mark() {
+	result "MARK $1"
+}
+
+report() {
+	result "VAL $1 ${*:2}"
+}
+
+# say TEXT: a line for a human watching (vm_boot --show prints them).
+say() {
+	result "SAY $*"
+}
+
+# say_cmd CMD...: run CMD, say its output line by line, indented.
+say_cmd() {
+	local line
+	say "\$ $*"
+	"$@" 2>&1 | while IFS= read -r line; do
+		say "    $line"
+	done
+}
+
+# ---- running commands --------------------------------------------------
+
+# run CMD...: run, echo its output, fail the test if it fails.
+run() {
+	local out rc
+	log "+ $*"
+	out=$("$@" 2>&1)
+	rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out"
+	[ $rc -eq 0 ] || fail "'$*' exited with $rc: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+	return 0
+}
+
+# must_fail CMD...: the command is expected to fail.
+must_fail() {
+	log "+ (expect failure) $*"
+	if "$@" >/tmp/must_fail.out 2>&1; then
+		cat /tmp/must_fail.out
+		fail "'$*' succeeded but should have failed"
+	fi
+	cat /tmp/must_fail.out
+}
+
+expect_eq() {	# expect_eq ACTUAL EXPECTED WHAT
+	[ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
+}
+
+# ---- disks and modules -------------------------------------------------
+
+# disk NAME: device path of the host drive given with serial NAME.
+disk() {
+	local d=/dev/disk/by-id/virtio-$1
+	[ -e "$d" ] || fail "no disk with serial $1"
+	readlink -f "$d"
+}
+
+# disks NAME...: their device paths, space separated.
+disks() {
+	local n out=
+	for n in "$@"; do
+		out="$out $(disk "$n")"
+	done
+	echo "${out# }"
+}
+
+# load_personality [raid5j|raid456]: load md and the RAID4/5/6 personality.
+# raid5j: md-mod and everything raid456 would need (xor, raid6_pq, async_*,
+# crc32c/libcrc32c), then insmod raid5j.ko.  raid456 is never loaded with
+# it: md core takes the first personality registered for a level.
+load_personality() {
+	local p=${1:-$PERSONALITY} m
+	for m in crc32c_generic crc32c-intel libcrc32c md-mod xor raid6_pq \
+		 async_tx async_memcpy async_xor async_pq async_raid6_recov; do
+		case $m in
+		crc32c-intel) modprobe -q "$m" 2>/dev/null ;;	# CPU may lack SSE4.2
+		*) modprobe "$m" || fail "modprobe $m failed" ;;
+		esac
+	done
+	case $p in
+	raid5j)
+		grep -qw '^raid456' /proc/modules && fail "raid456 already loaded"
+		# md core asks for "md-level-5" when no personality has the
+		# level: never let that pull in raid456 behind our back.
+		mkdir -p /etc/modprobe.d
+		echo "install raid456 /bin/false" > /etc/modprobe.d/no-raid456.conf
+		[ -f "$R5J_KO" ] || fail "no raid5j.ko in the VM (make module)"
+		insmod "$R5J_KO" || fail "insmod raid5j.ko failed"
+		grep -qw '^raid5j' /proc/modules || fail "raid5j not in /proc/modules"
+		;;
+	raid456)
+		grep -qw '^raid5j' /proc/modules && fail "raid5j already loaded"
+		modprobe raid456 || fail "modprobe raid456 failed"
+		;;
+	*)
+		fail "unknown personality '$p'"
+		;;
+	esac
+	log "personality $p loaded: $(grep Personalities /proc/mdstat)"
+}
+
+# ---- md state ----------------------------------------------------------
+
+# md_name DEV: md0 from /dev/md0 or md0.
+md_name() {
+	basename "$1"
+}
+
+md_sysfs() {	# md_sysfs DEV ATTR
+	cat "/sys/block/$(md_name "$1")/md/$2" 2>/dev/null
+}
+
+# wait_sync [DEV]: wait until no resync/recovery/reshape/check is running
+# (on DEV, or on any array), at most MD_SYNC_TIMEOUT seconds.
+wait_sync() {
+	local dev=${1:-} t=0 a
+	while :; do
+		if [ -n "$dev" ]; then
+			a=$(md_sysfs "$dev" sync_action)
+			{ [ -z "$a" ] || [ "$a" = idle ] || [ "$a" = frozen ]; } &&
+				! grep -A3 "^$(md_name "$dev") " /proc/mdstat |
+					grep -Eq 'resync|recovery|reshape|check|repair|DELAYED|PENDING' &&
+				break
+		else
+			grep -Eq 'resync|recovery|reshape|check|repair|DELAYED|PENDING' \
+				/proc/mdstat || break
+		fi
+		[ $t -ge $((MD_SYNC_TIMEOUT * 10)) ] &&
+			fail "sync not finished after ${MD_SYNC_TIMEOUT}s: $(tr '\n' ' ' < /proc/mdstat)"
+		sleep 0.1
+		t=$((t + 1))
+	done
+	log "sync done after $((t / 10)).$((t % 10))s"
+}
+
+# fast_sync: let resync/recovery go as fast as it can.
+fast_sync() {
+	echo 2000000 > /proc/sys/dev/raid/speed_limit_max
+	echo 1000000 > /proc/sys/dev/raid/speed_limit_min
+}
+
+# check WHAT [ARG], after mdadm's tests/func.sh; fails the test if untrue.
+#   check raid4|raid5|raid6 [DEV]  an array (DEV) of that level is active,
+#                                  run by $PERSONALITY (check personality)
+#   check personality              $PERSONALITY's module is in use
+#   check state '[UUUU]' [DEV]     member state string in /proc/mdstat
+#   check degraded N DEV           md/degraded is N
+#   check spares N [DEV]           N spares ("(S)") in /proc/mdstat
+#   check resync|recovery|nosync   a resync/recovery is running, or nothing is
+#   check wait [DEV]               same as wait_sync
+#   check clean DEV                mdadm --detail: State : clean
+#   check mismatch DEV             run a check, mismatch_cnt must be 0
+#   check readonly|readwrite DEV
+#   check dmesg                    no kernel bug/warning so far
+check() {
+	local what=$1 dev line
+	case $what in
+	raid4 | raid5 | raid6)
+		dev=${2:-}
+		if [ -n "$dev" ]; then
+			line=$(grep "^$(md_name "$dev") " /proc/mdstat)
+			echo "$line" | grep -q " active $what " ||
+				fail "check $what: $(md_name "$dev") is '$line'"
+			expect_eq "$(md_sysfs "$dev" level)" "$what" "$dev md/level"
+		else
+			grep -q " active $what " /proc/mdstat ||
+				fail "check $what: no active $what array in /proc/mdstat"
+		fi
+		check personality
+		;;
+	state)
+		dev=${3:-}
+		if [ -n "$dev" ]; then
+			grep -A1 "^$(md_name "$dev") " /proc/mdstat | grep -qF "$2" ||
+				fail "check state $2: $(md_name "$dev") is $(grep -A1 "^$(md_name "$dev") " /proc/mdstat | tail -n 1)"
+		else
+			grep -qF "$2" /proc/mdstat ||
+				fail "check state $2: $(tr '\n' ' ' < /proc/mdstat)"
+		fi
+		;;
+	degraded)
+		expect_eq "$(md_sysfs "$3" degraded)" "$2" "$3 md/degraded"
+		;;
+	spares)
+		dev=${3:-}
+		local n
+		if [ -n "$dev" ]; then
+			n=$(grep "^$(md_name "$dev") " /proc/mdstat | tr ' ' '\n' | grep -c '(S)')
+		else
+			n=$(tr ' ' '\n' < /proc/mdstat | grep -c '(S)')
+		fi
+		expect_eq "$n" "$2" "number of spares"
+		;;
+	resync | recovery | reshape)
+		grep -q "$what" /proc/mdstat ||
+			fail "check $what: none running: $(tr '\n' ' ' < /proc/mdstat)"
+		;;
+	nosync)
+		grep -Eq 'resync|recovery|reshape' /proc/mdstat &&
+			fail "check nosync: $(tr '\n' ' ' < /proc/mdstat)"
+		;;
+	wait)
+		wait_sync "${2:-}"
+		;;
+	clean)
+		dev=$2
+		local st
+		st=$(mdadm --detail "$dev" | sed -n 's/^ *State : //p' | sed 's/ *$//')
+		echo "$st" | grep -Eq '^(clean|active)$' ||
+			fail "check clean: $dev State is '$st'"
+		;;
+	mismatch)
+		dev=$2
+		wait_sync "$dev"
+		echo check > "/sys/block/$(md_name "$dev")/md/sync_action" ||
+			fail "cannot start check on $dev"
+		sleep 0.5
+		wait_sync "$dev"
+		expect_eq "$(md_sysfs "$dev" mismatch_cnt)" 0 "$dev mismatch_cnt after check"
+		;;
+	readonly)
+		expect_eq "$(md_sysfs "$2" array_state)" readonly "$2 array_state"
+		;;
+	readwrite)
+		case $(md_sysfs "$2" array_state) in
+		clean | active | active-idle | write-pending) ;;
+		*) fail "check readwrite: $2 array_state $(md_sysfs "$2" array_state)" ;;
+		esac
+		;;
+	personality)
+		# the array is driven by the module under test (md core holds
+		# a reference on the personality's module while it runs)
+		local mod=$PERSONALITY refs
+		refs=$(cat "/sys/module/$mod/refcnt" 2>/dev/null)
+		[ "${refs:-0}" -ge 1 ] ||
+			fail "check personality: $mod is not in use (refcnt '${refs}')"
+		;;
+	dmesg)
+		scan_dmesg || fail "kernel reported a bug (see console log)"
+		;;
+	*)
+		fail "check: unknown check '$what'"
+		;;
+	esac
+	return 0
+}
+
+# ---- data --------------------------------------------------------------
+
+# fio_run WHAT FIO-ARGS...: run fio, fail the test on any error or
+# verification failure.  Options common to all our jobs come first, so a
+# job file or later arguments can override them.
+fio_run() {
+	local what=$1 out rc
+	shift
+	log "+ fio $what: $*"
+	out=$(fio --direct=1 --ioengine=libaio --verify=crc32c --verify_fatal=1 \
+		--verify_dump=0 --output-format=normal "$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -E '^[a-zA-Z0-9_.-]+: \(groupid|err=|WRITE:|READ:|verify|bad' |
+		head -n 40
+	if [ $rc -ne 0 ] || printf '%s' "$out" | grep -qiE 'verify:? bad|verify failed|err= *[1-9]'; then
+		printf '%s\n' "$out" | tail -n 30
+		fail "fio $what: rc=$rc $(printf '%s' "$out" | grep -iE 'bad|error|fail' | head -n 2 | tr '\n' ' ')"
+	fi
+	return 0
+}
+
+# fio_verify NAME DEV [fio options...]: one job that writes, then reads
+# back and checks with crc32c; add --verify_only to re-check the data a
+# previous run with the same options wrote.
+fio_verify() {
+	local name=$1 dev=$2
+	shift 2
+	fio_run "$name on $dev" --name="$name" --filename="$dev" "$@"
+}
+
+# fio_jobs DEV JOBFILE: run a fio job file against DEV (as $DEV in it).
+fio_jobs() {
+	DEV=$1 fio_run "$(basename "$2") on $1" "$2"
+}
+
+# ---- kernel log --------------------------------------------------------
+
+# Lines of the kernel log that mean a kernel bug, whoever caused it.
+R5J_DMESG_BAD='BUG:|WARNING:|Oops|INFO: task .* blocked|general protection fault|kernel BUG|Kernel panic|UBSAN:|stack-protector|list_(add|del) corruption|refcount_t:'
+
+# scan_dmesg: report each bad line once; return 1 if there was any.
+scan_dmesg() {
+	local bad
+	bad=$(dmesg | grep -E "$R5J_DMESG_BAD" | grep -v 'module verification failed')
+	[ -z "$bad" ] && return 0
+	if [ "$bad" != "$(cat /run/r5j-dmesg-reported 2>/dev/null)" ]; then
+		result "FAIL $R5J_TEST: kernel: $(printf '%s\n' "$bad" | head -n 1)"
+		printf '%s\n' "$bad" > /run/r5j-dmesg-reported
+	fi
+	return 1
+}

@@ -1,0 +1,381 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host-side API of the VM test harness.  A test is a host script
+# tests/vm/t-<name>.sh that sources this file, makes disk images and boots
+# the VM one or more times with a guest script:
+#
+#	. "$(dirname "$0")/lib.sh"
+#	vm_disks 64M d0 d1 d2 d3
+#	vm_boot - d0 d1 d2 d3 <<'EOF'
+#	. /test/guest-lib.sh
+#	load_personality
+#	...
+#	EOF
+#
+# The script's exit status is the verdict (0 pass, 77 skip, else fail);
+# run.sh runs the scripts and sums up.  Each boot appends its console to
+# build/vm-logs/<test>.log; the guest's result lines (see guest-lib.sh) land
+# in build/vm-logs/<test>.boot<N>.results, written by qemu as they come, so
+# they survive a killed VM.
+#
+# Functions:
+#   vm_disk NAME [SIZE]          (re)create a sparse raw image (default 64M)
+#   vm_disks SIZE NAME...        several at once
+#   vm_boot [opts] GUEST|- [DISK...]
+#	GUEST is a guest script file, or - for stdin (a here-document).
+#	DISK is NAME or NAME,<extra -drive options> (e.g. throttling.iops-total=200);
+#	the guest sees it as /dev/disk/by-id/virtio-NAME.  Options:
+#	--timeout S        kill the VM and fail after S s (default VM_TIMEOUT=120)
+#	--kill-after S     SIGKILL qemu S s (fractions allowed) after start, or
+#	                   after the mark below: a power cut.  The images keep
+#	                   whatever qemu had written; boot again to look.
+#	--kill-mark WORD   start the --kill-after clock at guest "mark WORD"
+#	--env VAR=VALUE    export into the guest script's environment
+#	--drive-opts OPTS  extra -drive options for every disk of this boot
+#	--cache MODE       qemu cache mode (default VM_CACHE=unsafe)
+#	--mem MB / --smp N
+#	--show             print the guest's "say" lines and PASS/FAIL live
+#	Returns 0 when the guest said DONE 0 with no FAIL and no kernel bug
+#	(or, with --kill-after, when it was killed with no FAIL so far);
+#	sets VM_RESULTS (result file), VM_KILLED (0/1), VM_BOOT_SECS.
+#   vm_val KEY                   last "VAL KEY ..." the guest reported
+#   vm_result PATTERN            grep -E PATTERN in the last boot's results
+#   vm_fail MSG                  print "FAIL <test>: MSG" and exit 1
+#
+# Environment: PERSONALITY (raid5j|raid456, default raid5j), KVER, R5J_KO,
+# VM_TIMEOUT, VM_MEM, VM_SMP, VM_CACHE, VM_DRIVE_OPTS (every disk of every
+# boot, e.g. for benchmarks), VM_APPEND (kernel command line), V=1 (console
+# on the terminal too).
+
+R5J_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VM_DIR=$R5J_ROOT/tests/vm
+BUILD=$R5J_ROOT/build
+
+PERSONALITY=${PERSONALITY:-raid5j}
+R5J_KO=${R5J_KO:-$R5J_ROOT/raid5j.ko}
+VM_TEST=${VM_TEST:-$(basename "$0" .sh)}
+VM_LOG=${VM_LOG:-$BUILD/vm-logs/$VM_TEST.log}
+VM_DISK_DIR=$BUILD/vm-disks/$VM_TEST
+VM_TIMEOUT=${VM_TIMEOUT:-120}
+VM_MEM=${VM_MEM:-2048}
+VM_SMP=${VM_SMP:-2}
+VM_CACHE=${VM_CACHE:-unsafe}
+VM_DRIVE_OPTS=${VM_DRIVE_OPTS:-}
+VM_APPEND=${VM_APPEND:-}
+VM_QEMU=${VM_QEMU:-qemu-system-x86_64}
+VM_BOOTS=0
+VM_RESULTS=
+VM_KILLED=0
+VM_BOOT_SECS=0
+_vm_qemu_pid=
+
+# Kernel-bug lines in the console (same list as the guest's scan_dmesg).
+VM_BAD_CONSOLE='BUG:|WARNING:|Oops|INFO: task .* blocked|general protection fault|kernel BUG|Kernel panic|UBSAN:|stack-protector|list_(add|del) corruption|refcount_t:'
+
+vm_fail() {
+	echo "FAIL $VM_TEST: $*"
+	exit 1
+}
+
+vm_log() {
+	echo "[$VM_TEST] $*"
+}
+
+_vm_cleanup() {
+	if [ -n "$_vm_qemu_pid" ]; then
+		kill -9 "$_vm_qemu_pid" 2>/dev/null
+		wait "$_vm_qemu_pid" 2>/dev/null
+		_vm_qemu_pid=
+	fi
+}
+trap _vm_cleanup EXIT
+trap '_vm_cleanup; exit 130' INT TERM
+
+_vm_now_ms() {
+	local t=${EPOCHREALTIME/./}
+	echo $((t / 1000))
+}
+
+_vm_secs_to_ms() {	# "2.5" -> 2500
+	local i=${1%%.*} f=${1#*.}
+	[ "$f" = "$1" ] && f=
+	f=${f}000
+	echo $((10#${i:-0} * 1000 + 10#${f:0:3}))
+}
+
+_vm_fmt_ms() {		# 12345 -> 12.3
+	echo "$(($1 / 1000)).$((($1 % 1000) / 100))"
+}
+
+# ---- setup, once per test process --------------------------------------
+
+# The VM boots Debian's /boot/vmlinuz-KVER.  Unless VM_PVH=0, it boots the
+# ELF kernel inside it, decompressed once on the host (cached in
+# build/kernel/KVER/), through its PVH entry point: under TCG, the kernel's
+# own xz decompression costs about 5 s per boot.
+_vm_kernel() {
+	local vmlinuz=/boot/vmlinuz-$KVER out=$BUILD/kernel/$KVER/vmlinux
+	local key magic cmd off
+	VM_KERNEL=$vmlinuz
+	[ "${VM_PVH:-1}" = 0 ] && return 0
+	[ -r "$vmlinuz" ] || return 0
+	key=$(stat -c '%s %Y' "$vmlinuz")
+	if [ -f "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
+		VM_KERNEL=$out
+		return 0
+	fi
+	mkdir -p "$(dirname "$out")"
+	for magic in xz:$'\xfd7zXZ' zstd:$'\x28\xb5\x2f\xfd' gzip:$'\x1f\x8b\x08'; do
+		cmd=${magic%%:*}
+		magic=${magic#*:}
+		command -v "$cmd" >/dev/null || continue
+		for off in $(LC_ALL=C grep -abo "$magic" "$vmlinuz" | cut -d: -f1 | head -n 5); do
+			tail -c +$((off + 1)) "$vmlinuz" | "$cmd" -dc > "$out.tmp" 2>/dev/null
+			if [ "$(head -c 4 "$out.tmp")" = $'\x7fELF' ]; then
+				mv -f "$out.tmp" "$out"
+				echo "$key" > "$out.key"
+				VM_KERNEL=$out
+				return 0
+			fi
+		done
+	done
+	rm -f "$out.tmp"
+	echo "note: no ELF kernel found in $vmlinuz; booting it as is (slower)"
+}
+
+_vm_setup_done=
+_vm_setup() {
+	[ -n "$_vm_setup_done" ] && return 0
+	if [ -z "${KVER:-}" ]; then
+		KVER=$("$R5J_ROOT/scripts/kver.sh" --image) ||
+			vm_fail "no Debian 6.1 kernel image installed (make deps)"
+	fi
+	[ -n "${VM_KERNEL:-}" ] || _vm_kernel
+	[ -r "$VM_KERNEL" ] || vm_fail "$VM_KERNEL not readable"
+	command -v "$VM_QEMU" >/dev/null || vm_fail "$VM_QEMU not installed (make deps)"
+	case $PERSONALITY in
+	raid5j)
+		[ -f "$R5J_KO" ] || vm_fail "$R5J_KO not built (make module)"
+		local vm
+		vm=$(modinfo -F vermagic "$R5J_KO" | cut -d' ' -f1)
+		[ "$vm" = "$KVER" ] ||
+			vm_fail "$R5J_KO is built for '$vm', the VM runs $KVER"
+		;;
+	raid456) ;;
+	*) vm_fail "PERSONALITY must be raid5j or raid456, not '$PERSONALITY'" ;;
+	esac
+	VM_BASE=$BUILD/initramfs/$KVER/base.cpio
+	"$VM_DIR/mkinitramfs.sh" "$KVER" "$VM_BASE" ||
+		vm_fail "building the initramfs failed"
+	mkdir -p "$(dirname "$VM_LOG")" "$VM_DISK_DIR"
+	_vm_setup_done=1
+}
+
+# ---- disks -------------------------------------------------------------
+
+vm_disk() {
+	local name=$1 size=${2:-64M}
+	mkdir -p "$VM_DISK_DIR"
+	rm -f "$VM_DISK_DIR/$name.img"
+	truncate -s "$size" "$VM_DISK_DIR/$name.img"
+}
+
+vm_disks() {
+	local size=$1 n
+	shift
+	for n in "$@"; do
+		vm_disk "$n" "$size"
+	done
+}
+
+# vm_disk_path NAME: the image file, e.g. to inspect it from the host.
+vm_disk_path() {
+	echo "$VM_DISK_DIR/$1.img"
+}
+
+# ---- boot --------------------------------------------------------------
+
+vm_boot() {
+	local timeout=$VM_TIMEOUT kill_after= kill_mark= cache=$VM_CACHE
+	local mem=$VM_MEM smp=$VM_SMP drive_opts=$VM_DRIVE_OPTS
+	local envs=() guest disks=() d show=
+
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--timeout) timeout=$2; shift 2 ;;
+		--kill-after) kill_after=$2; shift 2 ;;
+		--kill-mark) kill_mark=$2; shift 2 ;;
+		--env) envs+=("$2"); shift 2 ;;
+		--drive-opts) drive_opts=${drive_opts:+$drive_opts,}$2; shift 2 ;;
+		--cache) cache=$2; shift 2 ;;
+		--mem) mem=$2; shift 2 ;;
+		--smp) smp=$2; shift 2 ;;
+		--show) show=1; shift ;;
+		--) shift; break ;;
+		-) break ;;
+		-*) vm_fail "vm_boot: unknown option $1" ;;
+		*) break ;;
+		esac
+	done
+	[ $# -ge 1 ] || vm_fail "vm_boot: no guest script"
+	guest=$1
+	shift
+	disks=("$@")
+	[ -n "$kill_mark" ] && [ -z "$kill_after" ] && kill_after=0
+
+	_vm_setup
+	VM_BOOTS=$((VM_BOOTS + 1))
+	local n=$VM_BOOTS
+	local bdir=$BUILD/boot/$VM_TEST.$n
+	rm -rf "$bdir"
+	mkdir -p "$bdir/root/test"
+
+	# Per-boot cpio: init, guest script and library, env, module.
+	if [ "$guest" = - ]; then
+		cat > "$bdir/root/test/guest.sh"
+	else
+		cp "$guest" "$bdir/root/test/guest.sh"
+	fi
+	cp "$VM_DIR/init" "$bdir/root/init"
+	chmod 0755 "$bdir/root/init"
+	cp "$VM_DIR/guest-lib.sh" "$bdir/root/test/guest-lib.sh"
+	if [ "$PERSONALITY" = raid5j ] && [ -f "$R5J_KO" ]; then
+		cp "$R5J_KO" "$bdir/root/test/raid5j.ko"
+	fi
+	{
+		printf 'export R5J_TEST=%q\n' "$VM_TEST"
+		printf 'export R5J_BOOT=%q\n' "$n"
+		printf 'export PERSONALITY=%q\n' "$PERSONALITY"
+		printf 'export R5J_NDISKS=%q\n' "${#disks[@]}"
+		printf 'export R5J_KO=/test/raid5j.ko\n'
+		for d in "${envs[@]}"; do
+			printf 'export %s=%q\n' "${d%%=*}" "${d#*=}"
+		done
+	} > "$bdir/root/test/env"
+	(cd "$bdir/root" && find . -mindepth 1 | LC_ALL=C sort |
+		cpio --quiet -o -H newc -R 0:0) > "$bdir/overlay.cpio" ||
+		vm_fail "making the per-boot cpio failed"
+	# The kernel unpacks concatenated archives in order.
+	cat "$VM_BASE" "$bdir/overlay.cpio" > "$bdir/initrd.img"
+
+	local args=(-accel tcg,thread=multi -cpu max -m "$mem" -smp "$smp"
+		-nographic -no-reboot -nic none
+		-kernel "$VM_KERNEL" -initrd "$bdir/initrd.img"
+		-append "console=ttyS0 loglevel=5 panic=-1 rdinit=/init $VM_APPEND"
+		-device virtio-serial-pci,id=vser0
+		-chardev "file,id=results,path=$BUILD/vm-logs/$VM_TEST.boot$n.results"
+		-device virtserialport,bus=vser0.0,chardev=results,name=results)
+	local spec name opts img
+	for spec in "${disks[@]}"; do
+		name=${spec%%,*}
+		opts=${spec#"$name"}
+		img=$VM_DISK_DIR/$name.img
+		[ -f "$img" ] || vm_disk "$name"
+		# (qemu 7.2 has no -drive serial=: the device carries it)
+		args+=(-drive "file=$img,if=none,id=drv-$name,format=raw,cache=$cache${drive_opts:+,$drive_opts}$opts"
+		       -device "virtio-blk-pci,drive=drv-$name,serial=$name")
+	done
+
+	VM_RESULTS=$BUILD/vm-logs/$VM_TEST.boot$n.results
+	: > "$VM_RESULTS"
+	local log_off
+	log_off=$(stat -c %s "$VM_LOG" 2>/dev/null || echo 0)
+	{
+		echo "==== $VM_TEST boot $n: $PERSONALITY, disks: ${disks[*]:-none}${kill_after:+, kill after ${kill_after}s${kill_mark:+ from mark $kill_mark}}"
+		echo "==== $VM_QEMU ${args[*]}"
+	} >> "$VM_LOG"
+
+	local start now deadline kill_at= st
+	start=$(_vm_now_ms)
+	deadline=$((start + $(_vm_secs_to_ms "$timeout")))
+	"$VM_QEMU" "${args[@]}" < /dev/null >> "$VM_LOG" 2>&1 &
+	_vm_qemu_pid=$!
+	if [ -n "${V:-}" ] && [ "${V:-0}" != 0 ]; then
+		tail -c +$((log_off + 1)) -f --pid="$_vm_qemu_pid" "$VM_LOG" &
+	elif [ -n "$show" ]; then
+		tail -n +1 -f --pid="$_vm_qemu_pid" "$VM_RESULTS" |
+			sed -un 's/^SAY //p; /^\(PASS\|FAIL\) /p' &
+	fi
+	if [ -n "$kill_after" ] && [ -z "$kill_mark" ]; then
+		kill_at=$((start + $(_vm_secs_to_ms "$kill_after")))
+	fi
+
+	local outcome=exited
+	while :; do
+		st=
+		read -r _ _ st _ 2>/dev/null < "/proc/$_vm_qemu_pid/stat"
+		[ -z "$st" ] || [ "$st" = Z ] && break
+		now=$(_vm_now_ms)
+		if [ -n "$kill_mark" ] && [ -z "$kill_at" ] &&
+		   grep -qx "MARK $kill_mark" "$VM_RESULTS"; then
+			kill_at=$((now + $(_vm_secs_to_ms "$kill_after")))
+			echo "==== mark $kill_mark seen at $(_vm_fmt_ms $((now - start)))s" >> "$VM_LOG"
+		fi
+		if [ -n "$kill_at" ] && [ "$now" -ge "$kill_at" ]; then
+			kill -9 "$_vm_qemu_pid" 2>/dev/null
+			outcome=killed
+			break
+		fi
+		if [ "$now" -ge "$deadline" ]; then
+			kill -9 "$_vm_qemu_pid" 2>/dev/null
+			outcome=timeout
+			break
+		fi
+		sleep 0.05
+	done
+	wait "$_vm_qemu_pid" 2>/dev/null
+	local qrc=$?
+	_vm_qemu_pid=
+	now=$(_vm_now_ms)
+	VM_BOOT_SECS=$(_vm_fmt_ms $((now - start)))
+	VM_KILLED=0
+	[ $outcome = killed ] && VM_KILLED=1
+	echo "" >> "$VM_LOG"
+	echo "==== boot $n $outcome after ${VM_BOOT_SECS}s (qemu rc $qrc)" >> "$VM_LOG"
+	rm -f "$bdir/initrd.img"
+
+	wait 2>/dev/null	# the V=1/--show followers
+	[ -n "$show" ] || sed 's/^/  guest: /' "$VM_RESULTS"
+	vm_log "boot $n: $outcome after ${VM_BOOT_SECS}s"
+
+	local bad=0 kbug
+	if grep -q '^FAIL' "$VM_RESULTS"; then
+		bad=1
+	fi
+	kbug=$(tail -c +$((log_off + 1)) "$VM_LOG" | grep -aE "$VM_BAD_CONSOLE" | head -n 1)
+	if [ -n "$kbug" ]; then
+		echo "FAIL $VM_TEST: boot $n: kernel: $kbug"
+		bad=1
+	fi
+	case $outcome in
+	timeout)
+		echo "FAIL $VM_TEST: boot $n timed out after ${timeout}s"
+		return 1
+		;;
+	killed)
+		return $bad
+		;;
+	esac
+	if [ -n "$kill_after" ]; then
+		vm_log "note: boot $n ended before the planned kill"
+	fi
+	if ! grep -q '^DONE ' "$VM_RESULTS"; then
+		echo "FAIL $VM_TEST: boot $n: VM stopped without DONE (panic? see $VM_LOG)"
+		return 1
+	fi
+	if ! grep -qx 'DONE 0' "$VM_RESULTS"; then
+		[ $bad = 1 ] || echo "FAIL $VM_TEST: boot $n: guest script $(grep '^DONE' "$VM_RESULTS")"
+		return 1
+	fi
+	return $bad
+}
+
+# ---- reading results ---------------------------------------------------
+
+vm_val() {
+	sed -n "s/^VAL $1 //p" "$VM_RESULTS" | tail -n 1
+}
+
+vm_result() {
+	grep -E "$1" "$VM_RESULTS"
+}

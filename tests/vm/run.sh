@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Run VM scenarios: tests/vm/run.sh [NAME...]
+#
+# NAME is "fail-rebuild", "t-fail-rebuild" or a path to a t-*.sh script;
+# without names every tests/vm/t-*.sh runs, in name order.  PERSONALITY
+# (raid5j, the default, or raid456) selects what the scenarios test.
+#
+# Prints "PASS t-name (12s)" or "FAIL t-name (12s)" with the guest's FAIL
+# lines and the tail of build/vm-logs/t-name.log, then a last line
+# "N passed, N failed".  Exit status 1 if anything failed.
+
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+export PERSONALITY=${PERSONALITY:-raid5j}
+logdir=$root/build/vm-logs
+mkdir -p "$logdir"
+
+tests=()
+if [ $# -eq 0 ]; then
+	for t in "$here"/t-*.sh; do
+		[ -e "$t" ] && tests+=("$t")
+	done
+else
+	for n in "$@"; do
+		case $n in
+		*/*) t=$n ;;
+		t-*) t=$here/${n%.sh}.sh ;;
+		*) t=$here/t-${n%.sh}.sh ;;
+		esac
+		tests+=("$t")
+	done
+fi
+
+passed=0 failed=0 skipped=0
+
+# Kernel, module and initramfs are checked and cached once, up front.
+setup_err=$( (VM_TEST=setup; . "$here/lib.sh"; _vm_setup) 2>&1 )
+setup_rc=$?
+[ -n "$setup_err" ] && echo "$setup_err"
+echo "VM suite: personality $PERSONALITY, ${#tests[@]} scenario(s)"
+
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	log=$logdir/$name.log
+	if [ $setup_rc -ne 0 ]; then
+		echo "FAIL $name (setup failed)"
+		failed=$((failed + 1))
+		continue
+	fi
+	if [ ! -f "$t" ]; then
+		echo "FAIL $name (no such test: $t)"
+		failed=$((failed + 1))
+		continue
+	fi
+	rm -f "$logdir/$name".boot*.results
+	: > "$log"
+	start=$(date +%s)
+	VM_TEST=$name VM_LOG=$log bash "$t" >> "$log" 2>&1 < /dev/null
+	rc=$?
+	secs=$(($(date +%s) - start))
+	if [ $rc -eq 0 ]; then
+		echo "PASS $name (${secs}s)"
+		passed=$((passed + 1))
+	elif [ $rc -eq 77 ]; then
+		echo "SKIP $name: $(grep -m1 '^SKIP' "$log" || echo skipped)"
+		skipped=$((skipped + 1))
+	else
+		echo "FAIL $name (${secs}s)"
+		grep -aE "^(  guest: )?FAIL " "$log" | sed 's/^/    /' | head -n 10
+		echo "    --- last 25 lines of $log ---"
+		tail -n 25 "$log" | sed 's/^/    /'
+		failed=$((failed + 1))
+	fi
+done
+
+[ $skipped -gt 0 ] && echo "($skipped skipped)"
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
