@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Everything `make check` runs, in order:
+#   deps    scripts/install-deps.sh (apt only when something is missing)
+#   build   raid5j.ko for the Debian 6.1 kernel
+#   unit    make -C tests/unit run (when that directory has a Makefile)
+#   vm      tests/vm/run.sh: every VM scenario with PERSONALITY (raid5j)
+#
+# Each step counts as one test, except that a step printing its own
+# "N passed, N failed" line (unit, vm) counts as those N.  The last line of
+# output is "N passed, N failed"; the exit status is 1 if anything failed.
+
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+MAKE=${MAKE:-make}
+export PERSONALITY=${PERSONALITY:-raid5j}
+logdir=$root/build/check-logs
+mkdir -p "$logdir"
+
+passed=0 failed=0
+
+# step NAME CMD...: run CMD with its output shown and saved; account for it.
+step() {
+	local name=$1 out=$logdir/$1.log rc start secs summary p f
+	shift
+	echo "==== $name: $*"
+	start=$(date +%s)
+	"$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	secs=$(($(date +%s) - start))
+	summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$out" | tail -n 1)
+	if [ -n "$summary" ]; then
+		p=${summary%% passed*}
+		f=${summary#*, }
+		f=${f%% failed}
+		[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+		passed=$((passed + p))
+		failed=$((failed + f))
+	elif [ "$rc" -eq 0 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+	if [ "$rc" -eq 0 ]; then
+		echo "==== $name: ok (${secs}s)"
+	else
+		echo "==== $name: FAILED (exit $rc, ${secs}s, log: $out)"
+	fi
+	return "$rc"
+}
+
+summary() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+step deps "$root/scripts/install-deps.sh" || summary
+
+# A fresh sub-make sees the kernel that deps may just have installed.
+if ! step build "$MAKE" --no-print-directory -C "$root" module; then
+	echo "==== vm: not run, the module did not build"
+	failed=$((failed + 1))
+	build_ok=
+else
+	build_ok=1
+fi
+
+if [ -f "$root/tests/unit/Makefile" ]; then
+	step unit "$MAKE" --no-print-directory -C "$root" unit
+else
+	echo "==== unit: tests/unit/Makefile not there yet, skipped"
+fi
+
+if [ -n "$build_ok" ]; then
+	step vm "$root/tests/vm/run.sh"
+fi
+
+summary
