@@ -52,9 +52,13 @@ module: md-headers
 sparse: md-headers
 	$(KBUILD) C=2 CHECK="sparse" modules
 
+# checkpatch runs from its cache dir: outside a git tree it keeps its
+# CamelCase cache there, not in the top of this repository.
 style: kver
 	@$(CURDIR)/scripts/extract-kernel-source.sh $(KVER) $(CP_DIR) $(CP_FILES)
-	perl $(CP_DIR)/checkpatch.pl --no-tree --strict -f $(STYLE_SRC)
+	@mkdir -p $(CP_DIR)/include
+	cd $(CP_DIR) && perl ./checkpatch.pl --no-tree --root=$(CP_DIR) --strict \
+		-f $(addprefix $(CURDIR)/,$(STYLE_SRC))
 
 deps:
 	$(CURDIR)/scripts/install-deps.sh
