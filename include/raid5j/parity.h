@@ -36,7 +36,9 @@
 struct r5j_parity_work {
 	void **slots;		/* R5J_PARITY_SLOTS(raid_disks) entries */
 	const void *zero;	/* R5J_BLOCK_SIZE zero bytes, never written */
-	void *spare[2];		/* R5J_BLOCK_SIZE bytes each, clobbered */
+	void *spare[2];		/* R5J_BLOCK_SIZE bytes each, clobbered;
+				 * spare[1] only by RAID6 r5j_check_parity()
+				 */
 };
 
 /* dest ^= srcs[0] ^ ... ^ srcs[count - 1] (read-modify-write of P). */
@@ -59,6 +61,18 @@ void r5j_compute_parity(const struct r5j_geom *g,
 int r5j_recover(const struct r5j_geom *g, const struct r5j_stripe_map *map,
 		void **blocks, const int *failed, int nfailed,
 		struct r5j_parity_work *w);
+
+/*
+ * Read-modify-write: fold data blocks into the existing parity,
+ *   P ^= data[m], Q ^= {02}^slot(m) * data[m]
+ * for every data member m with data[m] != NULL (others unchanged), where
+ * p and q are the stripe's parity blocks (q unused for RAID4/5).  Called
+ * once with the old contents of the members being written (taking them
+ * out) and once with the new (putting them in).  Returns -EOPNOTSUPP when
+ * the raid6 library lacks xor_syndrome (then compute the parity in full).
+ */
+int r5j_parity_rmw(const struct r5j_geom *g, const struct r5j_stripe_map *map,
+		   void **data, void *p, void *q, struct r5j_parity_work *w);
 
 #define R5J_P_BAD	1
 #define R5J_Q_BAD	2
@@ -90,6 +104,7 @@ struct raid6_calls {
 	const char *name;
 	int priority;
 };
+
 extern struct raid6_calls raid6_call;
 extern void (*raid6_2data_recov)(int disks, size_t bytes, int faila,
 				 int failb, void **ptrs);

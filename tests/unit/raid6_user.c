@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Userspace stand-ins for the kernel's xor_blocks() and raid6 library
- * (raid6_call.gen_syndrome, raid6_2data_recov, raid6_datap_recov), with the
+ * (raid6_call.gen_syndrome and .xor_syndrome, raid6_2data_recov,
+ * raid6_datap_recov), with the
  * kernel's signatures and pointer-table conventions, so drivers/shared/
  * parity.c runs unchanged in unit tests and tools.
  *
@@ -109,8 +110,43 @@ static void user_gen_syndrome(int disks, size_t bytes, void **ptrs)
 	}
 }
 
+/* P ^= D[start..stop], Q ^= sum {02}^z D[z] over the same range. */
+static void user_xor_syndrome(int disks, int start, int stop, size_t bytes,
+			      void **ptrs)
+{
+	u8 *p = ptrs[disks - 2], *q = ptrs[disks - 1];
+	int z;
+	size_t i;
+
+	if (start < 0 || start > stop || stop > disks - 3)
+		user_bug("xor_syndrome: need 0 <= start <= stop < data slots");
+	if (bytes % 8)
+		user_bug("xor_syndrome: length not a multiple of 8");
+	for (i = 0; i < bytes; i += 8) {
+		u64 wp, wq, d, v;
+
+		memcpy(&wp, (u8 *)ptrs[stop] + i, 8);
+		wq = wp;
+		for (z = stop - 1; z >= start; z--) {
+			memcpy(&d, (u8 *)ptrs[z] + i, 8);
+			wp ^= d;
+			wq = gf_mul2_x8(wq) ^ d;
+		}
+		/* slots below start contribute nothing but their powers */
+		for (z = start - 1; z >= 0; z--)
+			wq = gf_mul2_x8(wq);
+		memcpy(&v, p + i, 8);
+		v ^= wp;
+		memcpy(p + i, &v, 8);
+		memcpy(&v, q + i, 8);
+		v ^= wq;
+		memcpy(q + i, &v, 8);
+	}
+}
+
 struct raid6_calls raid6_call = {
 	.gen_syndrome = user_gen_syndrome,
+	.xor_syndrome = user_xor_syndrome,
 	.name = "user",
 };
 

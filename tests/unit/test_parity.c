@@ -263,6 +263,51 @@ static void check_detects(struct stripe *st)
 	}
 }
 
+/* Rewrite a random subset of the data by read-modify-write. */
+static void rmw(struct stripe *st)
+{
+	int n = st->g.raid_disks, m, round;
+	void *old[MAXD], *new[MAXD];
+	uint8_t *mem = malloc(n * BS);
+
+	make_stripe(st);
+	for (round = 0; round < 3; round++) {
+		for (m = 0; m < n; m++) {
+			old[m] = new[m] = NULL;
+			/* round 0: one member; then random subsets */
+			if (!is_data(st, m) ||
+			    (round == 0 ? m != (int)(rnd() % n) : rnd() % 2))
+				continue;
+			new[m] = mem + m * BS;
+			fill_random(new[m], BS);
+			old[m] = st->blk[m];
+		}
+		CHECK_EQ(r5j_parity_rmw(&st->g, &st->map, old,
+					st->blk[st->map.pd_idx],
+					st->g.level == 6 ?
+					st->blk[st->map.qd_idx] : NULL,
+					&st->w), 0);
+		for (m = 0; m < n; m++)
+			if (new[m])
+				memcpy(st->blk[m], new[m], BS);
+		CHECK_EQ(r5j_parity_rmw(&st->g, &st->map, new,
+					st->blk[st->map.pd_idx],
+					st->g.level == 6 ?
+					st->blk[st->map.qd_idx] : NULL,
+					&st->w), 0);
+		CHECK_EQ(r5j_check_parity(&st->g, &st->map, st->blk, &st->w),
+			 0);
+	}
+	free(mem);
+}
+
+static void test_rmw(void)
+{
+	for_each_stripe(4, rmw);
+	for_each_stripe(5, rmw);
+	for_each_stripe(6, rmw);
+}
+
 static void test_xor_into(void)
 {
 	uint8_t *mem = malloc(11 * BS), want[BS];
@@ -350,6 +395,7 @@ int main(void)
 	RUN_TEST(test_single_recovery_raid6);
 	RUN_TEST(test_double_recovery_raid6);
 	RUN_TEST(test_check_parity);
+	RUN_TEST(test_rmw);
 	RUN_TEST(test_recover_refuses);
 	return TEST_DONE();
 }
