@@ -43,6 +43,7 @@
 #   vm_fail MSG                  print "FAIL <test>: MSG" and exit 1
 #
 # Environment: PERSONALITY (raid5j|raid456, default raid5j), KVER, R5J_KO,
+# VM_FILES (host files copied into the guest's /test/),
 # VM_TIMEOUT, VM_MEM, VM_SMP, VM_CACHE, VM_DRIVE_OPTS (every disk of every
 # boot, e.g. for benchmarks), VM_APPEND (kernel command line), V=1 (console
 # on the terminal too).
@@ -239,6 +240,10 @@ vm_boot() {
 	cp "$VM_DIR/init" "$bdir/root/init"
 	chmod 0755 "$bdir/root/init"
 	cp "$VM_DIR/guest-lib.sh" "$bdir/root/test/guest-lib.sh"
+	# extra host files the guest needs (test programs), in /test/
+	for f in ${VM_FILES:-}; do
+		cp "$f" "$bdir/root/test/" || vm_fail "vm_boot: cannot copy $f"
+	done
 	if [ "$PERSONALITY" = raid5j ] && [ -f "$R5J_KO" ]; then
 		cp "$R5J_KO" "$bdir/root/test/raid5j.ko"
 	fi
