@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stamp: the verifying writer and checker of the power-cut tests.
+ *
+ *   stamp write DEV BLOCKS STRIPE_BLOCKS THREADS SECONDS ACKFILE [GEN_BASE]
+ *	Random writes with O_DIRECT to the first BLOCKS 4 KiB blocks of DEV,
+ *	THREADS at a time: half sub-stripe (1..STRIPE_BLOCKS-1 blocks at any
+ *	block), half whole stripes (aligned multiples of STRIPE_BLOCKS).
+ *	Every write gets a new generation; every block of it carries
+ *	{magic, block number, generation, checksum} and data derived from
+ *	them.  When pwrite() returns, "A first count gen" goes to ACKFILE
+ *	(a virtio port backed by a host file: it survives the VM's death).
+ *	Generations start after GEN_BASE, so runs on one array never reuse one.
+ *
+ *   stamp check IMAGE BLOCKS ACKLOG
+ *	IMAGE holds the array as read back after the crash.  For each block:
+ *	acknowledged at generation G: it must carry a valid stamp of itself
+ *	with generation >= G (a later write may have landed, acked or not);
+ *	never acknowledged: all zero or a valid stamp of itself.  Anything
+ *	else is a lost acknowledged write or garbage (the write hole).
+ *	Prints a summary; exit 1 on any bad block.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BLK 4096
+#define MAGIC 0x504d41544a35524fULL	/* "OR5JTAMP" */
+
+struct stamp_hdr {
+	uint64_t magic;
+	uint64_t block;
+	uint64_t gen;
+	uint64_t sum;
+};
+
+static uint64_t fnv(const unsigned char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n--) {
+		h ^= *p++;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static void fill_block(unsigned char *b, uint64_t block, uint64_t gen)
+{
+	struct stamp_hdr *h = (struct stamp_hdr *)b;
+	uint64_t x = block * 0x9e3779b97f4a7c15ULL ^ gen ^ 0x5bd1e995;
+	size_t i;
+
+	for (i = sizeof(*h); i < BLK; i += 8) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		memcpy(b + i, &x, 8);
+	}
+	h->magic = MAGIC;
+	h->block = block;
+	h->gen = gen;
+	h->sum = fnv(b + sizeof(*h), BLK - sizeof(*h)) ^ block ^ gen;
+}
+
+/* 1: valid stamp of @block (gen in *gen); 0: all zero; -1: garbage. */
+static int read_stamp(const unsigned char *b, uint64_t block, uint64_t *gen)
+{
+	const struct stamp_hdr *h = (const struct stamp_hdr *)b;
+	size_t i;
+
+	if (h->magic == MAGIC && h->block == block &&
+	    h->sum == (fnv(b + sizeof(*h), BLK - sizeof(*h)) ^ block ^ h->gen)) {
+		*gen = h->gen;
+		return 1;
+	}
+	for (i = 0; i < BLK; i++)
+		if (b[i])
+			return -1;
+	return 0;
+}
+
+static const char *dev;
+static uint64_t nblocks, stripe_blocks;
+static int seconds, ack_fd, dev_fd;
+static atomic_uint_fast64_t next_gen = 1;
+static atomic_uint_fast64_t acked_ios;
+static pthread_mutex_t ack_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static uint64_t rnd(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void *writer(void *arg)
+{
+	uint64_t seed = (uintptr_t)arg * 0x2545f4914f6cdd1dULL + time(NULL);
+	size_t max = stripe_blocks * 4;
+	unsigned char *buf;
+	time_t end = time(NULL) + seconds;
+	char line[80];
+
+	if (posix_memalign((void **)&buf, BLK, max * BLK))
+		return NULL;
+	while (time(NULL) < end) {
+		uint64_t first, count, gen, i;
+
+		if (rnd(&seed) & 1) {
+			count = 1 + rnd(&seed) % (stripe_blocks > 1 ? stripe_blocks - 1 : 1);
+			first = rnd(&seed) % (nblocks - count);
+		} else {
+			count = stripe_blocks * (1 + rnd(&seed) % 4);
+			first = rnd(&seed) % (nblocks / stripe_blocks - 4) *
+				stripe_blocks;
+		}
+		gen = atomic_fetch_add(&next_gen, 1);
+		for (i = 0; i < count; i++)
+			fill_block(buf + i * BLK, first + i, gen);
+		if (pwrite(dev_fd, buf, count * BLK, first * BLK) !=
+		    (ssize_t)(count * BLK)) {
+			fprintf(stderr, "stamp: write %llu+%llu: %s\n",
+				(unsigned long long)first,
+				(unsigned long long)count, strerror(errno));
+			exit(2);
+		}
+		snprintf(line, sizeof(line), "A %llu %llu %llu\n",
+			 (unsigned long long)first, (unsigned long long)count,
+			 (unsigned long long)gen);
+		pthread_mutex_lock(&ack_lock);
+		if (write(ack_fd, line, strlen(line)) < 0)
+			exit(3);
+		pthread_mutex_unlock(&ack_lock);
+		atomic_fetch_add(&acked_ios, 1);
+	}
+	free(buf);
+	return NULL;
+}
+
+static int do_write(int argc, char **argv)
+{
+	int threads, i;
+	pthread_t tid[64];
+
+	if (argc < 8)
+		return 64;
+	dev = argv[2];
+	nblocks = strtoull(argv[3], NULL, 0);
+	stripe_blocks = strtoull(argv[4], NULL, 0);
+	threads = atoi(argv[5]);
+	seconds = atoi(argv[6]);
+	if (threads < 1 || threads > 64 || nblocks < stripe_blocks * 8)
+		return 64;
+	if (argc > 8)
+		atomic_store(&next_gen, strtoull(argv[8], NULL, 0) + 1);
+	dev_fd = open(dev, O_RDWR | O_DIRECT);
+	ack_fd = open(argv[7], O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (dev_fd < 0 || ack_fd < 0) {
+		perror("stamp: open");
+		return 2;
+	}
+	for (i = 0; i < threads; i++)
+		pthread_create(&tid[i], NULL, writer, (void *)(uintptr_t)(i + 1));
+	for (i = 0; i < threads; i++)
+		pthread_join(tid[i], NULL);
+	printf("stamp: %llu writes acknowledged\n",
+	       (unsigned long long)atomic_load(&acked_ios));
+	return 0;
+}
+
+static int do_check(int argc, char **argv)
+{
+	uint64_t *acked, n, b, gen = 0, acks = 0;
+	uint64_t ok_new = 0, ok_acked = 0, zero = 0, lost = 0, garbage = 0;
+	unsigned char *buf;
+	char line[256];
+	FILE *f;
+	int fd;
+
+	if (argc < 5)
+		return 64;
+	n = strtoull(argv[3], NULL, 0);
+	acked = calloc(n, sizeof(*acked));
+	buf = malloc(BLK);
+	f = fopen(argv[4], "r");
+	fd = open(argv[2], O_RDONLY);
+	if (!acked || !buf || !f || fd < 0) {
+		perror("stamp check");
+		return 2;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, c, g;
+
+		if (sscanf(line, "A %llu %llu %llu", &a, &c, &g) != 3)
+			continue;
+		for (b = a; b < a + c && b < n; b++)
+			if (acked[b] < g)
+				acked[b] = g;
+		acks++;
+	}
+	for (b = 0; b < n; b++) {
+		int r;
+
+		if (pread(fd, buf, BLK, b * BLK) != BLK) {
+			perror("stamp check: read");
+			return 2;
+		}
+		r = read_stamp(buf, b, &gen);
+		if (r < 0) {
+			if (garbage++ < 10)
+				printf("stamp: block %llu: garbage (acked gen %llu)\n",
+				       (unsigned long long)b,
+				       (unsigned long long)acked[b]);
+			continue;
+		}
+		if (!acked[b]) {
+			r ? ok_new++ : zero++;
+			continue;
+		}
+		if (r == 0 || gen < acked[b]) {
+			if (lost++ < 10)
+				printf("stamp: block %llu: acknowledged gen %llu lost (found %s %llu)\n",
+				       (unsigned long long)b,
+				       (unsigned long long)acked[b],
+				       r ? "gen" : "zeros",
+				       (unsigned long long)(r ? gen : 0));
+			continue;
+		}
+		ok_acked++;
+	}
+	printf("stamp: %llu acks; blocks: %llu acked ok, %llu unacked stamped, %llu zero, %llu lost, %llu garbage\n",
+	       (unsigned long long)acks, (unsigned long long)ok_acked,
+	       (unsigned long long)ok_new, (unsigned long long)zero,
+	       (unsigned long long)lost, (unsigned long long)garbage);
+	return (lost || garbage) ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int r = 64;
+
+	if (argc > 1 && !strcmp(argv[1], "write"))
+		r = do_write(argc, argv);
+	else if (argc > 1 && !strcmp(argv[1], "check"))
+		r = do_check(argc, argv);
+	if (r == 64)
+		fprintf(stderr, "usage: stamp write DEV BLOCKS STRIPE_BLOCKS THREADS SECONDS ACKFILE\n"
+			"       stamp check IMAGE BLOCKS ACKLOG\n");
+	return r;
+}
