@@ -35,6 +35,7 @@
 #include <linux/workqueue.h>
 #include "md.h"
 #include "raid5j/layout.h"
+#include "raid5j/parity.h"
 
 #define R5J_NAME "raid5j"
 
@@ -173,7 +174,10 @@ struct r5j_conf {
 
 	struct page *spare_page[2];	/* daemon only: parity check scratch */
 	struct page *zero_page;		/* daemon only: zero block */
-	void **xor_srcs;		/* daemon only: raid_disks pointers */
+	void **blocks;			/* daemon only: raid_disks pointers */
+	void **rmw_data;		/* daemon only: raid_disks pointers */
+	struct r5j_parity_work pw;	/* daemon only */
+	bool rmw_ok;			/* read-modify-write possible */
 	struct r5j_journal *log;	/* NULL: no journal */
 	struct bio_set bio_split;
 	struct bio_set bio_clone;	/* chunk-aligned reads */

@@ -14,7 +14,7 @@
  *   5. sync       resync/check/repair/rebuild of this stripe
  */
 #include <linux/highmem.h>
-#include <linux/raid/xor.h>
+#include "raid5j/parity.h"
 #include "md-bitmap.h"
 #include "r5j.h"
 #include "r5j_journal.h"
@@ -120,58 +120,63 @@ static bool submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 	return true;
 }
 
-/* dst ^= each of srcs; xor_blocks() takes at most MAX_XOR_BLOCKS sources. */
-static void xor_into(void *dst, void **srcs, int count)
-{
-	while (count > 0) {
-		int n = min(count, MAX_XOR_BLOCKS);
-
-		xor_blocks(n, PAGE_SIZE, dst, srcs);
-		srcs += n;
-		count -= n;
-	}
-}
-
-/*
- * Compute block @target as the xor of every other block of a RAID4/5
- * stripe (P is the xor of the data, so any one block is the xor of the
- * rest).  Every other block must be up to date.
- */
-static void xor_rebuild(struct r5j_stripe *sh, int target, void *out)
+/* Member block addresses of @sh, indexed by member (daemon scratch). */
+static void **stripe_blocks(struct r5j_stripe *sh)
 {
 	struct r5j_conf *conf = sh->conf;
-	void **srcs = conf->xor_srcs;
-	int i, n = 0;
+	int i;
 
 	for (i = 0; i < conf->raid_disks; i++)
-		if (i != target)
-			srcs[n++] = page_address(sh->dev[i].page);
-	memset(out, 0, PAGE_SIZE);
-	xor_into(out, srcs, n);
+		conf->blocks[i] = page_address(sh->dev[i].page);
+	return conf->blocks;
 }
 
-/* Recompute parity from the data blocks, all of which are up to date. */
+/* Recompute parity (P, and Q for RAID6) from the data, all up to date. */
 static void compute_parity(struct r5j_stripe *sh)
 {
-	struct r5j_dev *p = &sh->dev[sh->map.pd_idx];
+	struct r5j_conf *conf = sh->conf;
 
-	xor_rebuild(sh, sh->map.pd_idx, page_address(p->page));
-	set_bit(R5J_UPTODATE, &p->flags);
+	r5j_compute_parity(&conf->geom, &sh->map, stripe_blocks(sh),
+			   &conf->pw);
+	set_bit(R5J_UPTODATE, &sh->dev[sh->map.pd_idx].flags);
+	if (sh->map.qd_idx >= 0)
+		set_bit(R5J_UPTODATE, &sh->dev[sh->map.qd_idx].flags);
 }
 
 /* Fill in the unreadable blocks from the others (all up to date). */
 static void compute_missing(struct r5j_stripe *sh, struct r5j_state *s)
 {
+	struct r5j_conf *conf = sh->conf;
+	int failed[2], i, n = 0;
+
+	for (i = 0; i < s->failed && i < 2; i++)
+		if (!test_bit(R5J_UPTODATE, &sh->dev[s->failed_num[i]].flags))
+			failed[n++] = s->failed_num[i];
+	if (!n)
+		return;
+	if (WARN_ON(r5j_recover(&conf->geom, &sh->map, stripe_blocks(sh),
+				failed, n, &conf->pw)))
+		return;
+	for (i = 0; i < n; i++)
+		set_bit(R5J_UPTODATE, &sh->dev[failed[i]].flags);
+}
+
+/* rmw: fold the blocks about to be written into P/Q (old out or new in). */
+static void fold_written(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	void **data = conf->rmw_data;
 	int i;
 
-	for (i = 0; i < s->failed && i < 2; i++) {
-		int f = s->failed_num[i];
-
-		if (test_bit(R5J_UPTODATE, &sh->dev[f].flags))
-			continue;
-		xor_rebuild(sh, f, page_address(sh->dev[f].page));
-		set_bit(R5J_UPTODATE, &sh->dev[f].flags);
-	}
+	for (i = 0; i < conf->raid_disks; i++)
+		data[i] = (!r5j_is_parity(sh, i) &&
+			   !r5j_blist_empty(&sh->dev[i].written)) ?
+			page_address(sh->dev[i].page) : NULL;
+	r5j_parity_rmw(&conf->geom, &sh->map, data,
+		       page_address(sh->dev[sh->map.pd_idx].page),
+		       sh->map.qd_idx >= 0 ?
+		       page_address(sh->dev[sh->map.qd_idx].page) : NULL,
+		       &conf->pw);
 }
 
 /*
@@ -445,9 +450,9 @@ static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
 		if (dev->towrite_mask != 0xff)
 			rcw_reads += !uptodate;
 	}
-	if (conf->max_degraded == 1 && rmw_reads < rcw_reads) {
+	if (conf->rmw_ok && rmw_reads < rcw_reads) {
 		for (i = 0; i < conf->raid_disks; i++)
-			if (i == sh->map.pd_idx ||
+			if (r5j_is_parity(sh, i) ||
 			    !r5j_blist_empty(&sh->dev[i].towrite))
 				__set_bit(i, want);
 		return true;
@@ -463,7 +468,6 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 {
 	struct r5j_conf *conf = sh->conf;
 	DECLARE_BITMAP(want, R5J_MAX_DISKS);
-	void *srcs[1];
 	bool rmw, fua = false;
 	struct r5j_bref *ref;
 	int i;
@@ -501,17 +505,8 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 	}
 	spin_unlock_irq(&sh->lock);
 
-	if (rmw) {
-		/* P ^= old data of every block about to change */
-		void *p = page_address(sh->dev[sh->map.pd_idx].page);
-
-		for (i = 0; i < conf->raid_disks; i++) {
-			if (r5j_blist_empty(&sh->dev[i].written))
-				continue;
-			srcs[0] = page_address(sh->dev[i].page);
-			xor_into(p, srcs, 1);
-		}
-	}
+	if (rmw)
+		fold_written(sh);	/* take the old data out of P/Q */
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
@@ -524,16 +519,8 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 			set_bit(R5J_UPTODATE, &dev->flags);
 	}
 	if (rmw) {
-		void *p = page_address(sh->dev[sh->map.pd_idx].page);
-
-		for (i = 0; i < conf->raid_disks; i++) {
-			if (r5j_blist_empty(&sh->dev[i].written))
-				continue;
-			srcs[0] = page_address(sh->dev[i].page);
-			xor_into(p, srcs, 1);
-		}
-		atomic64_inc(&conf->stats.rmw);
-	} else {
+		fold_written(sh);	/* and put the new data in */
+		atomic64_inc(&conf->stats.rmw);	} else {
 		compute_parity(sh);
 		atomic64_inc(&conf->stats.rcw);
 	}
@@ -620,11 +607,10 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 				writes++;
 		}
 	} else {
-		void *p = page_address(sh->dev[sh->map.pd_idx].page);
-		void *want_p = page_address(conf->spare_page[0]);
+		int bad = r5j_check_parity(&conf->geom, &sh->map,
+					   stripe_blocks(sh), &conf->pw);
 
-		xor_rebuild(sh, sh->map.pd_idx, want_p);
-		if (memcmp(p, want_p, PAGE_SIZE)) {
+		if (bad) {
 			atomic64_add(R5J_STRIPE_SECTORS,
 				     &mddev->resync_mismatches);
 			if (test_bit(MD_RECOVERY_CHECK, &mddev->recovery)) {
@@ -634,9 +620,13 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 						    (unsigned long long)sh->sector +
 						    R5J_STRIPE_SECTORS);
 			} else {
-				memcpy(p, want_p, PAGE_SIZE);
-				writes += submit_block(sh, sh->map.pd_idx,
-						       REQ_OP_WRITE, true);
+				compute_parity(sh);
+				if (bad & R5J_P_BAD)
+					writes += submit_block(sh, sh->map.pd_idx,
+							       REQ_OP_WRITE, true);
+				if (bad & R5J_Q_BAD)
+					writes += submit_block(sh, sh->map.qd_idx,
+							       REQ_OP_WRITE, true);
 			}
 		}
 	}

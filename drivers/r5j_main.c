@@ -8,6 +8,7 @@
 #include <linux/namei.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/raid/pq.h>
 #include "md-bitmap.h"
 #include "r5j.h"
 #include "r5j_sysfs.h"
@@ -94,7 +95,9 @@ static void free_conf(struct r5j_conf *conf)
 			put_page(conf->spare_page[i]);
 	if (conf->zero_page)
 		put_page(conf->zero_page);
-	kfree(conf->xor_srcs);
+	kfree(conf->blocks);
+	kfree(conf->rmw_data);
+	kfree(conf->pw.slots);
 	kfree(conf->disks);
 	kfree(conf);
 }
@@ -113,11 +116,6 @@ static int refuse_unsupported(struct mddev *mddev)
 		return -EINVAL;
 	}
 
-	if (mddev->level == 6) {
-		pr_err("md/raid:%s: raid5j does not support RAID6 yet; use raid456\n",
-		       mdname(mddev));
-		return -EINVAL;
-	}
 	if (mddev->reshape_position != MaxSector ||
 	    mddev->new_level != mddev->level ||
 	    mddev->new_layout != mddev->layout ||
@@ -208,12 +206,19 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 		if (!conf->spare_page[i])
 			goto abort;
 	}
-	conf->xor_srcs = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
-	if (!conf->xor_srcs)
-		goto abort;
+	conf->blocks = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
+	conf->rmw_data = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
+	conf->pw.slots = kcalloc(R5J_PARITY_SLOTS(conf->raid_disks),
+				 sizeof(void *), GFP_KERNEL);
 	conf->zero_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!conf->zero_page)
+	if (!conf->blocks || !conf->rmw_data || !conf->pw.slots ||
+	    !conf->zero_page)
 		goto abort;
+	conf->pw.zero = page_address(conf->zero_page);
+	conf->pw.spare[0] = page_address(conf->spare_page[0]);
+	conf->pw.spare[1] = page_address(conf->spare_page[1]);
+	/* RAID6 rmw needs the library's partial syndrome update */
+	conf->rmw_ok = conf->max_degraded == 1 || raid6_call.xor_syndrome;
 	if (bioset_init(&conf->bio_split, BIO_POOL_SIZE, 0, 0))
 		goto abort;
 	if (bioset_init(&conf->bio_clone, BIO_POOL_SIZE,
@@ -633,7 +638,7 @@ static int __init r5j_init(void)
 		if (err)
 			goto fail;
 	}
-	pr_info("raid5j: RAID4/5 personality with write journal registered (RAID6 refused)\n");
+	pr_info("raid5j: RAID4/5/6 personality with write journal registered\n");
 	return 0;
 fail:
 	while (--i >= 0)
