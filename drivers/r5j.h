@@ -82,6 +82,17 @@ struct r5j_blist {
 	struct r5j_bref **tail;
 };
 
+/*
+ * A block's member I/O, allocated with the stripe.  Kept out of r5j_dev
+ * because struct bio ends in a flexible array: dev[] could not hold it.
+ */
+struct r5j_io {
+	struct r5j_stripe *sh;
+	int idx;
+	struct bio_vec vec;
+	struct bio bio;		/* last */
+};
+
 struct r5j_dev {
 	struct page *page;
 	struct r5j_blist toread;	/* waiting reads (sh->lock) */
@@ -91,8 +102,7 @@ struct r5j_dev {
 	unsigned long flags;
 	u8 towrite_mask;	/* sectors of the block covered by towrite */
 	struct md_rdev *rdev;	/* member of the I/O in flight */
-	struct bio req;		/* member I/O for this block */
-	struct bio_vec vec;
+	struct r5j_io *io;	/* member I/O for this block */
 };
 
 struct r5j_conf;
@@ -260,6 +270,13 @@ static inline struct r5j_bref *r5j_blist_pop(struct r5j_blist *l)
 			l->tail = &l->head;
 	}
 	return ref;
+}
+
+/* Member @i's rdev, with reconfig_mutex held. */
+static inline struct md_rdev *r5j_rdev_locked(struct r5j_conf *conf, int i)
+{
+	return rcu_dereference_protected(conf->disks[i].rdev,
+			lockdep_is_held(&conf->mddev->reconfig_mutex));
 }
 
 static inline int r5j_is_parity(struct r5j_stripe *sh, int i)

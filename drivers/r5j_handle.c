@@ -56,8 +56,9 @@ static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 
 static void r5j_end_io(struct bio *bio)
 {
-	struct r5j_stripe *sh = bio->bi_private;
-	struct r5j_dev *dev = container_of(bio, struct r5j_dev, req);
+	struct r5j_io *io = container_of(bio, struct r5j_io, bio);
+	struct r5j_stripe *sh = io->sh;
+	struct r5j_dev *dev = &sh->dev[io->idx];
 	struct r5j_conf *conf = sh->conf;
 	struct md_rdev *rdev = dev->rdev;
 	bool is_write = op_is_write(bio_op(bio));
@@ -106,17 +107,16 @@ static bool submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 		md_sync_acct(rdev->bdev, R5J_STRIPE_SECTORS);
 
 	dev->rdev = rdev;
-	bio_init(&dev->req, rdev->bdev, &dev->vec, 1, opf);
-	dev->req.bi_iter.bi_sector = sh->sector + rdev->data_offset;
-	__bio_add_page(&dev->req, dev->page, PAGE_SIZE, 0);
-	dev->req.bi_end_io = r5j_end_io;
-	dev->req.bi_private = sh;
+	bio_init(&dev->io->bio, rdev->bdev, &dev->io->vec, 1, opf);
+	dev->io->bio.bi_iter.bi_sector = sh->sector + rdev->data_offset;
+	__bio_add_page(&dev->io->bio, dev->page, PAGE_SIZE, 0);
+	dev->io->bio.bi_end_io = r5j_end_io;
 	if (!op_is_write(opf))
 		clear_bit(R5J_UPTODATE, &dev->flags);
 	set_bit(R5J_LOCKED, &dev->flags);
 	atomic_inc(&sh->io_pending);
 	atomic_inc(&sh->count);
-	submit_bio_noacct(&dev->req);
+	submit_bio_noacct(&dev->io->bio);
 	return true;
 }
 

@@ -439,8 +439,10 @@ static int r5j_hot_add(struct mddev *mddev, struct md_rdev *rdev)
 		return -EBUSY;
 	if (rdev->saved_raid_disk < 0 && r5j_has_failed(conf))
 		return -EINVAL;	/* nothing to rebuild from */
-	if (rdev->raid_disk >= 0)
-		first = last = rdev->raid_disk;
+	if (rdev->raid_disk >= 0) {
+		first = rdev->raid_disk;
+		last = first;
+	}
 	/* a member coming back takes its old slot, so the bitmap can help */
 	if (rdev->saved_raid_disk >= first && rdev->saved_raid_disk <= last &&
 	    !rcu_access_pointer(conf->disks[rdev->saved_raid_disk].rdev))
@@ -504,8 +506,7 @@ static int r5j_spare_active(struct mddev *mddev)
 	int i, count = 0;
 
 	for (i = 0; i < conf->raid_disks; i++) {
-		struct md_rdev *rdev = rcu_dereference_protected(conf->disks[i].rdev,
-				lockdep_is_held(&mddev->reconfig_mutex));
+		struct md_rdev *rdev = r5j_rdev_locked(conf, i);
 
 		if (rdev && rdev->recovery_offset == MaxSector &&
 		    !test_bit(Faulty, &rdev->flags) &&

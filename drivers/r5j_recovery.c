@@ -111,8 +111,7 @@ static void replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 
 		if (!rs->blocks[i])
 			continue;
-		rdev = rcu_dereference_protected(conf->disks[i].rdev,
-				lockdep_is_held(&conf->mddev->reconfig_mutex));
+		rdev = r5j_rdev_locked(conf, i);
 		if (!rdev || test_bit(Faulty, &rdev->flags))
 			continue;	/* parity carries it */
 		if (!sync_page_io(rdev, rs->sector, PAGE_SIZE, rs->blocks[i],

@@ -16,9 +16,11 @@ static void free_stripe(struct r5j_stripe *sh, int disks)
 {
 	int i;
 
-	for (i = 0; i < disks; i++)
+	for (i = 0; i < disks; i++) {
 		if (sh->dev[i].page)
 			put_page(sh->dev[i].page);
+		kfree(sh->dev[i].io);
+	}
 	kfree(sh);
 }
 
@@ -32,10 +34,13 @@ static struct r5j_stripe *alloc_stripe(struct r5j_conf *conf, gfp_t gfp)
 		return NULL;
 	for (i = 0; i < conf->raid_disks; i++) {
 		sh->dev[i].page = alloc_page(gfp);
-		if (!sh->dev[i].page) {
+		sh->dev[i].io = kzalloc(sizeof(*sh->dev[i].io), gfp);
+		if (!sh->dev[i].page || !sh->dev[i].io) {
 			free_stripe(sh, conf->raid_disks);
 			return NULL;
 		}
+		sh->dev[i].io->sh = sh;
+		sh->dev[i].io->idx = i;
 		r5j_blist_init(&sh->dev[i].toread);
 		r5j_blist_init(&sh->dev[i].towrite);
 		r5j_blist_init(&sh->dev[i].written);
