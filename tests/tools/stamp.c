@@ -4,8 +4,9 @@
  *
  *   stamp write DEV BLOCKS STRIPE_BLOCKS THREADS SECONDS ACKFILE [GEN_BASE]
  *	Random writes with O_DIRECT to the first BLOCKS 4 KiB blocks of DEV,
- *	THREADS at a time: half sub-stripe (1..STRIPE_BLOCKS-1 blocks at any
- *	block), half whole stripes (aligned multiples of STRIPE_BLOCKS).
+ *	THREADS at a time, each thread in its own groups of 4 stripes: half
+ *	sub-stripe (1..STRIPE_BLOCKS-1 blocks), half whole stripes (aligned,
+ *	1-4 stripes).
  *	Every write gets a new generation; every block of it carries
  *	{magic, block number, generation, checksum} and data derived from
  *	them.  When pwrite() returns, "A first count gen" goes to ACKFILE
@@ -103,9 +104,14 @@ static uint64_t rnd(uint64_t *s)
 	return *s;
 }
 
+static int threads;
+
 static void *writer(void *arg)
 {
-	uint64_t seed = (uintptr_t)arg * 0x2545f4914f6cdd1dULL + time(NULL);
+	uint64_t me = (uintptr_t)arg - 1;
+	uint64_t ngroups = nblocks / (4 * stripe_blocks);
+	uint64_t seed = (me + 1) * 0x2545f4914f6cdd1dULL + time(NULL);
+	uint64_t group, base;
 	size_t max = stripe_blocks * 4;
 	unsigned char *buf;
 	time_t end = time(NULL) + seconds;
@@ -116,13 +122,26 @@ static void *writer(void *arg)
 	while (time(NULL) < end) {
 		uint64_t first, count, gen, i;
 
+		/*
+		 * Each thread owns every threads-th group of 4 stripes, so
+		 * writes to a block never overlap in flight: for one block,
+		 * a later acknowledged generation supersedes all earlier.
+		 */
+		group = me + (rnd(&seed) % ((ngroups - me + threads - 1) / threads)) *
+			threads;
+		base = group * 4 * stripe_blocks;
 		if (rnd(&seed) & 1) {
-			count = 1 + rnd(&seed) % (stripe_blocks > 1 ? stripe_blocks - 1 : 1);
-			first = rnd(&seed) % (nblocks - count);
+			uint64_t off = rnd(&seed) % (4 * stripe_blocks - 1);
+
+			count = 1 + rnd(&seed) % (stripe_blocks - 1);
+			if (off + count > 4 * stripe_blocks)
+				count = 4 * stripe_blocks - off;
+			first = base + off;
 		} else {
-			count = stripe_blocks * (1 + rnd(&seed) % 4);
-			first = rnd(&seed) % (nblocks / stripe_blocks - 4) *
-				stripe_blocks;
+			uint64_t s0 = rnd(&seed) % 4;
+
+			count = stripe_blocks * (1 + rnd(&seed) % (4 - s0));
+			first = base + s0 * stripe_blocks;
 		}
 		gen = atomic_fetch_add(&next_gen, 1);
 		for (i = 0; i < count; i++)
@@ -149,8 +168,8 @@ static void *writer(void *arg)
 
 static int do_write(int argc, char **argv)
 {
-	int threads, i;
 	pthread_t tid[64];
+	int i;
 
 	if (argc < 8)
 		return 64;
@@ -159,7 +178,8 @@ static int do_write(int argc, char **argv)
 	stripe_blocks = strtoull(argv[4], NULL, 0);
 	threads = atoi(argv[5]);
 	seconds = atoi(argv[6]);
-	if (threads < 1 || threads > 64 || nblocks < stripe_blocks * 8)
+	if (threads < 1 || threads > 64 || stripe_blocks < 2 ||
+	    nblocks < stripe_blocks * 4 * (uint64_t)threads)
 		return 64;
 	if (argc > 8)
 		atomic_store(&next_gen, strtoull(argv[8], NULL, 0) + 1);

@@ -24,6 +24,10 @@
 #           acknowledged generation or a later one; no block is garbage.
 # The cycles continue on the same array (the log wraps: small journal).
 #
+# WRITE_PERSONALITY / RESTART_PERSONALITY (default PERSONALITY) pick who
+# writes and crashes and who recovers: raid5j's journal recovered by raid456
+# and the reverse (t-journal-interop-*).
+#
 # JOURNAL=0 runs the control: no journal.  Then boot 2 must refuse the
 # dirty degraded start; with --force it starts, and the write hole may show
 # (the report says whether the checker caught it: it can fail).
@@ -35,24 +39,35 @@
 
 CYCLES=${CYCLES:-3}
 JOURNAL=${JOURNAL:-1}
+LEVEL=${LEVEL:-5}		# 6: five members, P and Q logged
+if [ "$LEVEL" = 6 ]; then
+	MEMBERS="d0 d1 d2 d3 d4" NMEMBERS=5 DATA_DISKS=3
+else
+	MEMBERS="d0 d1 d2 d3" NMEMBERS=4 DATA_DISKS=3
+fi
+# Interop: who writes (and crashes) and who recovers.
+WRITE_PERSONALITY=${WRITE_PERSONALITY:-$PERSONALITY}
+RESTART_PERSONALITY=${RESTART_PERSONALITY:-$PERSONALITY}
 STAMP=$BUILD/stamp
 mkdir -p "$BUILD"
 gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
 	vm_fail "cannot build tests/tools/stamp.c"
 export VM_FILES="$STAMP"
 
-vm_disks 32M d0 d1 d2 d3
+vm_disks 32M $MEMBERS
 vm_disk j 8M
 vm_disk dump 128M
 
 # Data blocks of the array: written by the guest in boot 1 (VAL blocks).
-vm_boot --timeout 120 --env JOURNAL="$JOURNAL" - d0 d1 d2 d3 j <<'EOF' ||
+PERSONALITY=$WRITE_PERSONALITY vm_boot --timeout 120 --env JOURNAL="$JOURNAL" \
+	--env LEVEL="$LEVEL" --env MEMBERS="$MEMBERS" --env NMEMBERS=$NMEMBERS \
+	- $MEMBERS j <<'EOF' ||
 . /test/guest-lib.sh
 load_personality
 J=
 [ "$JOURNAL" = 1 ] && J="--write-journal=$(disk j)"
-run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
-	--assume-clean $J $(disks d0 d1 d2 d3)
+run mdadm --create /dev/md0 --run --level=$LEVEL --raid-devices=$NMEMBERS \
+	--chunk=16 --assume-clean $J $(disks $MEMBERS)
 report blocks $(( $(blockdev --getsize64 /dev/md0) / 4096 ))
 run mdadm --stop /dev/md0
 pass create
@@ -60,23 +75,23 @@ EOF
 	vm_fail "create failed"
 BLOCKS=$(vm_val blocks)
 [ -n "$BLOCKS" ] || vm_fail "no array size"
-STRIPE_BLOCKS=12	# 3 data members x 16 KiB chunk / 4 KiB
+STRIPE_BLOCKS=$((DATA_DISKS * 4))	# data members x 16 KiB chunk / 4 KiB
 : > "$BUILD/vm-logs/$VM_TEST.acks"
 caught=0
 
 for cycle in $(seq 1 "$CYCLES"); do
-	missing=d$(( (cycle - 1) % 4 ))
+	missing=d$(( (cycle - 1) % NMEMBERS ))
 	kill_ms=$(( 2000 + RANDOM % 4000 ))
-	vm_boot --timeout 120 --kill-mark writing \
+	PERSONALITY=$WRITE_PERSONALITY vm_boot --timeout 120 --kill-mark writing \
 		--kill-after "$(printf '%d.%03d' $((kill_ms / 1000)) $((kill_ms % 1000)))" \
 		--env BLOCKS="$BLOCKS" --env STRIPE_BLOCKS=$STRIPE_BLOCKS \
 		--env GEN_BASE=$((cycle * 1000000000)) --env JOURNAL="$JOURNAL" \
-		- d0 d1 d2 d3 j <<'EOF'
+		--env MEMBERS="$MEMBERS" - $MEMBERS j <<'EOF'
 . /test/guest-lib.sh
 load_personality
 J=
 [ "$JOURNAL" = 1 ] && J=$(disk j)
-run mdadm --assemble /dev/md0 $(disks d0 d1 d2 d3) $J
+run mdadm --assemble /dev/md0 $(disks $MEMBERS) $J
 [ -e /dev/md0 ] || fail "no md0"
 mark writing
 /test/stamp write /dev/md0 "$BLOCKS" "$STRIPE_BLOCKS" 8 60 "$R5J_RESULT_PORT" "$GEN_BASE"
@@ -87,18 +102,20 @@ EOF
 	acks=$(grep -c '^A ' "$VM_RESULTS")
 	echo "cycle $cycle: power cut after ${kill_ms} ms, $acks writes acknowledged, restarting without $missing"
 
-	vm_boot --timeout 180 --env JOURNAL="$JOURNAL" --env MISSING="$missing" \
-		- d0 d1 d2 d3 j dump <<'EOF' || vm_fail "cycle $cycle: restart failed"
+	PERSONALITY=$RESTART_PERSONALITY vm_boot --timeout 180 \
+		--env JOURNAL="$JOURNAL" --env MISSING="$missing" \
+		--env MEMBERS="$MEMBERS" --env NMEMBERS=$NMEMBERS \
+		- $MEMBERS j dump <<'EOF' || vm_fail "cycle $cycle: restart failed"
 . /test/guest-lib.sh
 load_personality
 members=
-for d in d0 d1 d2 d3; do
+for d in $MEMBERS; do
 	[ "$d" = "$MISSING" ] || members="$members $(disk $d)"
 done
 if [ "$JOURNAL" = 1 ]; then
 	run mdadm --assemble --run /dev/md0 $members $(disk j)
-	check state '[4/3]' /dev/md0
-	dmesg | grep 'journal:' | tail -2
+	check state "[$NMEMBERS/$((NMEMBERS - 1))]" /dev/md0
+	dmesg | grep -E 'journal:|r5l|recover' | tail -3
 	grep -q resync /proc/mdstat && fail "a resync started despite the journal"
 else
 	must_fail mdadm --assemble --run /dev/md0 $members
@@ -112,7 +129,7 @@ sync
 run mdadm /dev/md0 --add $(disk $MISSING)
 fast_sync
 wait_sync /dev/md0
-check state '[4/4]' /dev/md0
+check state "[$NMEMBERS/$NMEMBERS]" /dev/md0
 echo check > /sys/block/md0/md/sync_action
 wait_sync /dev/md0
 report mismatch $(cat /sys/block/md0/md/mismatch_cnt)
