@@ -474,7 +474,7 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 
 	if (!has_writes(sh))
 		return false;
-	if (conf->log && r5j_journal_failed(conf->log)) {
+	if (r5j_journal_blocks_writes(conf)) {
 		fail_new_writes(sh);
 		return false;
 	}

@@ -41,6 +41,17 @@ void r5j_journal_submit(struct r5j_journal *log);
 void r5j_journal_stripe_done(struct r5j_journal *log, struct r5j_stripe *sh);
 
 bool r5j_journal_failed(struct r5j_journal *log);
+/*
+ * An array with a journal takes no write past it: not while the journal
+ * has failed, nor once the failed journal was removed (MD_HAS_JOURNAL stays
+ * set until a new one is added or the policy is changed).
+ */
+static inline bool r5j_journal_blocks_writes(struct r5j_conf *conf)
+{
+	if (conf->log)
+		return r5j_journal_failed(conf->log);
+	return test_bit(MD_HAS_JOURNAL, &conf->mddev->flags);
+}
 struct md_rdev *r5j_journal_rdev(struct r5j_journal *log);
 /* Called with reconfig_mutex held: drain the log, leave an empty unit. */
 void r5j_journal_quiesce(struct r5j_journal *log);
