@@ -131,16 +131,16 @@ _vm_kernel() {
 		magic=${magic#*:}
 		command -v "$cmd" >/dev/null || continue
 		for off in $(LC_ALL=C grep -abo "$magic" "$vmlinuz" | cut -d: -f1 | head -n 5); do
-			tail -c +$((off + 1)) "$vmlinuz" | "$cmd" -dc > "$out.tmp" 2>/dev/null
-			if [ "$(head -c 4 "$out.tmp")" = $'\x7fELF' ]; then
-				mv -f "$out.tmp" "$out"
+			tail -c +$((off + 1)) "$vmlinuz" | "$cmd" -dc > "$out.tmp.$$" 2>/dev/null
+			if [ "$(head -c 4 "$out.tmp.$$")" = $'\x7fELF' ]; then
+				mv -f "$out.tmp.$$" "$out"
 				echo "$key" > "$out.key"
 				VM_KERNEL=$out
 				return 0
 			fi
 		done
 	done
-	rm -f "$out.tmp"
+	rm -f "$out.tmp.$$"
 	echo "note: no ELF kernel found in $vmlinuz; booting it as is (slower)"
 }
 
@@ -295,11 +295,14 @@ vm_boot() {
 	deadline=$((start + $(_vm_secs_to_ms "$timeout")))
 	"$VM_QEMU" "${args[@]}" < /dev/null >> "$VM_LOG" 2>&1 &
 	_vm_qemu_pid=$!
+	local follow=
 	if [ -n "${V:-}" ] && [ "${V:-0}" != 0 ]; then
 		tail -c +$((log_off + 1)) -f --pid="$_vm_qemu_pid" "$VM_LOG" &
+		follow=$!
 	elif [ -n "$show" ]; then
 		tail -n +1 -f --pid="$_vm_qemu_pid" "$VM_RESULTS" |
 			sed -un 's/^SAY //p; /^\(PASS\|FAIL\) /p' &
+		follow=$!
 	fi
 	if [ -n "$kill_after" ] && [ -z "$kill_mark" ]; then
 		kill_at=$((start + $(_vm_secs_to_ms "$kill_after")))
@@ -339,7 +342,7 @@ vm_boot() {
 	echo "==== boot $n $outcome after ${VM_BOOT_SECS}s (qemu rc $qrc)" >> "$VM_LOG"
 	rm -f "$bdir/initrd.img"
 
-	wait 2>/dev/null	# the V=1/--show followers
+	[ -n "$follow" ] && wait "$follow" 2>/dev/null
 	[ -n "$show" ] || sed 's/^/  guest: /' "$VM_RESULTS"
 	vm_log "boot $n: $outcome after ${VM_BOOT_SECS}s"
 

@@ -80,7 +80,7 @@ fi
 echo "  INITRAMFS $out ($kver)"
 mkdir -p "$(dirname "$out")"
 root=$(mktemp -d "$(dirname "$out")/root.XXXXXX")
-trap 'rm -rf "$root"' EXIT
+trap 'rm -rf "$root" "$root.cpio"' EXIT
 
 # Merged-/usr layout, as on Debian 12.
 mkdir -p "$root"/{usr/bin,usr/sbin,usr/lib,usr/lib64,etc,proc,sys,dev,run,tmp,mnt,root,test}
@@ -147,6 +147,6 @@ mkdir -p "$root/etc/mdadm"
 printf 'CREATE owner=root group=root mode=0600\n' > "$root/etc/mdadm/mdadm.conf"
 
 (cd "$root" && find . -mindepth 1 | LC_ALL=C sort |
-	cpio --quiet -o -H newc -R 0:0) > "$out.tmp"
-mv -f "$out.tmp" "$out"
+	cpio --quiet -o -H newc -R 0:0) > "$root.cpio"
+mv -f "$root.cpio" "$out"
 echo "$key" > "$out.key"

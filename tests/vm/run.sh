@@ -65,6 +65,8 @@ for t in "${tests[@]}"; do
 	if [ $rc -eq 0 ]; then
 		echo "PASS $name (${secs}s)"
 		passed=$((passed + 1))
+		# disk images of a passing test are of no more use
+		rm -rf "$root/build/vm-disks/$name" "$root/build/boot/$name".*
 	elif [ $rc -eq 77 ]; then
 		echo "SKIP $name: $(grep -m1 '^SKIP' "$log" || echo skipped)"
 		skipped=$((skipped + 1))
