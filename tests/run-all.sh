@@ -14,7 +14,7 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 MAKE=${MAKE:-make}
 export PERSONALITY=${PERSONALITY:-raid5j}
 logdir=$root/build/check-logs

@@ -197,7 +197,7 @@ vm_disk_path() {
 # ---- boot --------------------------------------------------------------
 
 vm_boot() {
-	local timeout=$VM_TIMEOUT kill_after= kill_mark= cache=$VM_CACHE
+	local timeout=$VM_TIMEOUT kill_after='' kill_mark='' cache=$VM_CACHE
 	local mem=$VM_MEM smp=$VM_SMP drive_opts=$VM_DRIVE_OPTS
 	local envs=() guest disks=() d show=
 
@@ -290,7 +290,7 @@ vm_boot() {
 		echo "==== $VM_QEMU ${args[*]}"
 	} >> "$VM_LOG"
 
-	local start now deadline kill_at= st
+	local start now deadline kill_at='' st
 	start=$(_vm_now_ms)
 	deadline=$((start + $(_vm_secs_to_ms "$timeout")))
 	"$VM_QEMU" "${args[@]}" < /dev/null >> "$VM_LOG" 2>&1 &
