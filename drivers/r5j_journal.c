@@ -521,6 +521,8 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 	LIST_HEAD(reclaimed);
 	u64 pos, seq;
 
+	if (log->mddev->ro)
+		return;		/* a read-only array writes nothing */
 	spin_lock_irq(&log->lock);
 	list_for_each_entry(unit, &log->units, list) {
 		if (unit->state != R5J_UNIT_DONE) {
