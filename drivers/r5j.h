@@ -50,10 +50,8 @@
 enum r5j_dev_flag {
 	R5J_UPTODATE,	/* page holds the block as on disk (or as to be written) */
 	R5J_LOCKED,	/* member I/O in flight on this page */
-	R5J_OVERWRITE,	/* pending writes cover the whole block */
 	R5J_READ_ERROR,	/* a read of this block failed in this stripe */
 	R5J_WRITE_ERROR,/* the last write of this block failed */
-	R5J_SYNC_WRITE,	/* in-flight write is a resync/repair/rebuild write */
 };
 
 /* sh->state */
@@ -63,7 +61,6 @@ enum r5j_stripe_flag {
 	R5J_STRIPE_SYNC_STARTED,/* cache dropped, members being read */
 	R5J_STRIPE_SYNC_IO,	/* sync writes in flight */
 	R5J_STRIPE_DEGRADED,	/* a write skipped a member: keep bitmap bit */
-	R5J_STRIPE_BITMAP_WAIT,	/* new writes need the bitmap on disk first */
 	R5J_STRIPE_FUA,		/* a bio being written asked for FUA */
 	R5J_STRIPE_ON_LIST,	/* on conf->handle_list (conf->lock) */
 };
@@ -129,7 +126,7 @@ struct r5j_stripe {
 	atomic_t io_pending;		/* member I/Os in flight */
 	int failed_io;			/* member I/Os that failed (daemon) */
 	u64 bm_seq;			/* bitmap writes this stripe depends on */
-	enum r5j_write_stage write_stage;
+	enum r5j_write_stage write_stage;	/* daemon; journal I/O completion */
 	struct list_head log_list;	/* unit's or parked list (log lock) */
 	struct r5j_log_unit *unit;	/* unit holding its logged blocks */
 	spinlock_t lock;		/* bio lists of dev[] */
@@ -167,7 +164,7 @@ struct r5j_conf {
 	struct list_head handle_list;
 	struct list_head bitmap_list;	/* waiting for md_bitmap_unplug() */
 	struct bio_list retry_reads;	/* failed aligned reads (lock) */
-	struct bio_list held_bios;	/* completions held for sb update */
+	struct r5j_blist held;		/* write shares held for sb update */
 	int nr_stripes;			/* allocated */
 	int max_nr_stripes;		/* stripe_cache_size */
 	int active_stripes;		/* count > 0 */
@@ -208,6 +205,7 @@ struct r5j_aligned_read {
 int r5j_cache_init(struct r5j_conf *conf);
 void r5j_cache_free(struct r5j_conf *conf);
 int r5j_cache_resize(struct r5j_conf *conf, int size);
+void r5j_cache_trim(struct r5j_conf *conf);
 #define R5J_GET_NOBLOCK	1
 #define R5J_GET_NOQUIESCE 2
 struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
@@ -219,7 +217,6 @@ int r5j_active_stripes(struct r5j_conf *conf);
 /* r5j_handle.c */
 void r5j_handle_stripe(struct r5j_stripe *sh);
 void r5j_flush_bitmap_list(struct r5j_conf *conf);
-void r5j_return_bio(struct r5j_conf *conf, struct bio *bi);
 void r5j_return_held_bios(struct r5j_conf *conf);
 
 /* r5j_request.c */

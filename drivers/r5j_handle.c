@@ -188,23 +188,35 @@ static bool ensure_blocks(struct r5j_stripe *sh, struct r5j_state *s,
 			  unsigned long *want)
 {
 	struct r5j_conf *conf = sh->conf;
-	bool need_compute = false;
+	bool need_compute = false, lost = false;
 	int i, reads = 0;
 
 	for_each_set_bit(i, want, conf->raid_disks) {
 		if (test_bit(R5J_UPTODATE, &sh->dev[i].flags))
 			continue;
-		if (test_bit(i, s->readable))
-			reads += submit_block(sh, i, REQ_OP_READ, false);
-		else
+		if (!test_bit(i, s->readable))
 			need_compute = true;
+		else if (submit_block(sh, i, REQ_OP_READ, false))
+			reads++;
+		else
+			lost = true;
 	}
 	if (need_compute) {
-		for (i = 0; i < conf->raid_disks; i++)
-			if (test_bit(i, s->readable) &&
-			    !test_bit(R5J_UPTODATE, &sh->dev[i].flags) &&
-			    !test_bit(R5J_LOCKED, &sh->dev[i].flags))
-				reads += submit_block(sh, i, REQ_OP_READ, false);
+		for (i = 0; i < conf->raid_disks; i++) {
+			if (!test_bit(i, s->readable) ||
+			    test_bit(R5J_UPTODATE, &sh->dev[i].flags) ||
+			    test_bit(R5J_LOCKED, &sh->dev[i].flags))
+				continue;
+			if (submit_block(sh, i, REQ_OP_READ, false))
+				reads++;
+			else
+				lost = true;
+		}
+	}
+	if (lost) {
+		/* a member failed since analyse_stripe(): look again */
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+		return false;
 	}
 	if (reads)
 		return false;
@@ -240,34 +252,28 @@ static void copy_bio_block(struct bio *bio, struct page *page, sector_t block,
 	}
 }
 
-/* Complete one bio's share; writes wait while a failure is being recorded. */
-void r5j_return_bio(struct r5j_conf *conf, struct bio *bi)
-{
-	unsigned long flags;
-
-	if (op_is_write(bio_op(bi)) &&
-	    test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags)) {
-		spin_lock_irqsave(&conf->lock, flags);
-		bio_list_add(&conf->held_bios, bi);
-		spin_unlock_irqrestore(&conf->lock, flags);
-		return;
-	}
-	bio_endio(bi);
-}
-
+/*
+ * Writes complete only once a member failure they skipped is recorded in
+ * the superblock: their shares wait on conf->held (as refs: one bio can
+ * have several shares held, so bi_next cannot chain them).
+ */
 void r5j_return_held_bios(struct r5j_conf *conf)
 {
-	struct bio_list list;
-	struct bio *bi;
+	struct r5j_blist list;
+	struct r5j_bref *ref;
 
 	if (test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags))
 		return;
+	r5j_blist_init(&list);
 	spin_lock_irq(&conf->lock);
-	list = conf->held_bios;
-	bio_list_init(&conf->held_bios);
+	r5j_blist_splice(&list, &conf->held);
 	spin_unlock_irq(&conf->lock);
-	while ((bi = bio_list_pop(&list)))
+	while ((ref = r5j_blist_pop(&list))) {
+		struct bio *bi = ref->bio;
+
+		mempool_free(ref, &conf->bref_pool);
 		bio_endio(bi);
+	}
 }
 
 static void end_write_part(struct r5j_stripe *sh, struct r5j_bref *ref,
@@ -275,14 +281,21 @@ static void end_write_part(struct r5j_stripe *sh, struct r5j_bref *ref,
 {
 	struct r5j_conf *conf = sh->conf;
 	struct bio *bi = ref->bio;
+	unsigned long flags;
 
-	mempool_free(ref, &conf->bref_pool);
 	if (!ok)
 		bi->bi_status = BLK_STS_IOERR;
 	md_bitmap_endwrite(conf->mddev->bitmap, sh->sector, R5J_STRIPE_SECTORS,
 			   ok && !test_bit(R5J_STRIPE_DEGRADED, &sh->state), 0);
 	md_write_end(conf->mddev);
-	r5j_return_bio(conf, bi);
+	if (test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags)) {
+		spin_lock_irqsave(&conf->lock, flags);
+		r5j_blist_add(&conf->held, ref);
+		spin_unlock_irqrestore(&conf->lock, flags);
+		return;
+	}
+	mempool_free(ref, &conf->bref_pool);
+	bio_endio(bi);
 }
 
 static void end_read_part(struct r5j_stripe *sh, struct r5j_bref *ref,
@@ -463,12 +476,38 @@ static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
 	return false;
 }
 
+/*
+ * sh->lock held: every block the chosen write method reads from the page is
+ * up to date, for all the writes now queued (more may have come since the
+ * plan): rmw takes old data of each written block out of parity; rcw
+ * builds parity from every data block, whole-block overwrites aside.
+ */
+static bool plan_still_holds(struct r5j_stripe *sh, bool rmw)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+		bool need;
+
+		if (r5j_is_parity(sh, i))
+			need = rmw;
+		else if (rmw)
+			need = !r5j_blist_empty(&dev->towrite);
+		else
+			need = dev->towrite_mask != 0xff;
+		if (need && !test_bit(R5J_UPTODATE, &dev->flags))
+			return false;
+	}
+	return true;
+}
+
 /* Returns true if the stripe is busy with writes (I/O started or waiting). */
 static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 {
 	struct r5j_conf *conf = sh->conf;
 	DECLARE_BITMAP(want, R5J_MAX_DISKS);
-	bool rmw, fua = false;
+	bool rmw, full, fua = false;
 	struct r5j_bref *ref;
 	int i;
 
@@ -488,6 +527,12 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 	 * any of them change; the daemon flushes it for a batch of stripes.
 	 */
 	spin_lock_irq(&sh->lock);
+	if (!plan_still_holds(sh, rmw)) {
+		/* writes arrived since plan_write() that need other reads */
+		spin_unlock_irq(&sh->lock);
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+		return true;
+	}
 	if (conf->mddev->bitmap && sh->bm_seq > READ_ONCE(conf->bm_flush_seq)) {
 		spin_unlock_irq(&sh->lock);
 		spin_lock_irq(&conf->lock);
@@ -497,13 +542,18 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 		atomic64_inc(&conf->stats.bitmap_waits);
 		return true;
 	}
+	full = true;
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
+		if (!r5j_is_parity(sh, i) && dev->towrite_mask != 0xff)
+			full = false;
 		r5j_blist_splice(&dev->written, &dev->towrite);
 		dev->towrite_mask = 0;
 	}
 	spin_unlock_irq(&sh->lock);
+	if (full)
+		atomic64_inc(&conf->stats.full_stripe_writes);
 
 	if (rmw)
 		fold_written(sh);	/* take the old data out of P/Q */

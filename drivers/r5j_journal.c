@@ -280,6 +280,23 @@ again:
 	return err;
 }
 
+/* The journal failed: parked stripes go back to fail their writes. */
+static void release_parked(struct r5j_journal *log)
+{
+	struct r5j_stripe *sh, *tmp;
+	LIST_HEAD(list);
+
+	spin_lock_irq(&log->lock);
+	list_splice_init(&log->parked, &list);
+	spin_unlock_irq(&log->lock);
+	list_for_each_entry_safe(sh, tmp, &list, log_list) {
+		list_del_init(&sh->log_list);
+		sh->write_stage = R5J_W_LOG_FAILED;
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+		r5j_release_stripe(sh);	/* the parked list's reference */
+	}
+}
+
 /* Move parked stripes into units while there is room (daemon). */
 static void retry_parked(struct r5j_journal *log)
 {
@@ -287,6 +304,10 @@ static void retry_parked(struct r5j_journal *log)
 	struct r5j_stripe *sh;
 	int err = 0;
 
+	if (READ_ONCE(log->failed)) {
+		release_parked(log);
+		return;
+	}
 	while (!err) {
 		if (!log->open && !spare)
 			spare = new_unit(log);
@@ -407,20 +428,34 @@ int r5j_journal_set_tail(struct r5j_journal *log, u64 tail)
 	return 0;
 }
 
-/* Where the tail can move: the first unit not yet on the members. */
+/*
+ * Where the tail can move: to the first unit not yet on the members if its
+ * meta block is on disk, else to the newest unit that is done (replaying
+ * it again is harmless).  Never to a position not yet written in this lap
+ * of the ring: an older lap's meta block there would still pass the checks
+ * recovery makes at journal_tail and replay stale data.  log->lock held.
+ */
 static u64 reclaimable_tail(struct r5j_journal *log)
 {
-	struct r5j_log_unit *unit;
+	struct r5j_log_unit *unit, *last_done = NULL;
 
-	list_for_each_entry(unit, &log->units, list)
-		if (unit->state != R5J_UNIT_DONE)
+	list_for_each_entry(unit, &log->units, list) {
+		if (unit->state == R5J_UNIT_DONE) {
+			last_done = unit;
+			continue;
+		}
+		if (unit->state == R5J_UNIT_STABLE ||
+		    unit->state == R5J_UNIT_RELEASED)
 			return unit->pos;
-	return log->head;
+		break;
+	}
+	return last_done ? last_done->pos : log->tail;
 }
 
 /*
  * Move journal_tail past the units the members have.  @locked: the caller
- * holds reconfig_mutex (quiesce); otherwise try to take it.
+ * holds reconfig_mutex (quiesce); otherwise try to take it.  Every tail
+ * update happens under reconfig_mutex, so they never interleave.
  */
 static void do_reclaim(struct r5j_journal *log, bool locked)
 {
@@ -429,27 +464,24 @@ static void do_reclaim(struct r5j_journal *log, bool locked)
 	u64 new_tail, freed, old_tail;
 	LIST_HEAD(reclaimed);
 
-	spin_lock_irq(&log->lock);
-	old_tail = log->tail;
-	new_tail = reclaimable_tail(log);
-	freed = r5j_ring_distance(&log->fmt, old_tail, new_tail);
-	spin_unlock_irq(&log->lock);
-	if (!freed || log->failed)
+	if (READ_ONCE(log->failed))
 		return;
-
-	r5j_flush_members(log->conf);
 	if (!locked && !mddev_trylock(mddev)) {
 		/* someone reconfigures; try again shortly */
 		log->reclaim_thread->timeout = HZ / 10;
 		return;
 	}
-	if (r5j_journal_set_tail(log, new_tail)) {
-		if (!locked)
-			mddev_unlock(mddev);
-		return;
-	}
-	if (!locked)
-		mddev_unlock(mddev);
+	spin_lock_irq(&log->lock);
+	old_tail = log->tail;
+	new_tail = reclaimable_tail(log);
+	freed = r5j_ring_distance(&log->fmt, old_tail, new_tail);
+	spin_unlock_irq(&log->lock);
+	if (!freed)
+		goto out;
+
+	r5j_flush_members(log->conf);
+	if (r5j_journal_set_tail(log, new_tail))
+		goto out;
 
 	spin_lock_irq(&log->lock);
 	list_for_each_entry_safe(unit, tmp, &log->units, list) {
@@ -468,6 +500,9 @@ static void do_reclaim(struct r5j_journal *log, bool locked)
 		free_unit(unit);
 	}
 	md_wakeup_thread(mddev->thread);	/* parked stripes may go */
+out:
+	if (!locked)
+		mddev_unlock(mddev);
 }
 
 void r5j_journal_reclaim_locked(struct r5j_journal *log)
@@ -612,6 +647,19 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 		       (unsigned long long)rdev->sectors);
 		kfree(log);
 		return err;
+	}
+	/*
+	 * One stripe's payloads must fit in a meta block (mainline's limit
+	 * too), and the ring must hold a whole stripe twice over.
+	 */
+	if (conf->raid_disks > R5J_MAX_JOURNAL_DISKS ||
+	    log->fmt.ring_sectors < 2 * (conf->raid_disks + 2) *
+				    (u64)R5J_BLOCK_SECTORS) {
+		pr_err("md/raid:%s: journal unusable: %d members (at most %d) on %llu journal sectors\n",
+		       mdname(mddev), conf->raid_disks, R5J_MAX_JOURNAL_DISKS,
+		       (unsigned long long)log->fmt.ring_sectors);
+		kfree(log);
+		return -EINVAL;
 	}
 	spin_lock_init(&log->lock);
 	INIT_LIST_HEAD(&log->units);

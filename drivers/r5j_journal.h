@@ -30,8 +30,8 @@ void r5j_journal_exit(struct r5j_conf *conf);
 
 /*
  * Daemon: put a prepared stripe (pages and parity final) in the open unit.
- * 0: the stripe comes back with R5J_W_TO_MEMBERS once the log has it;
- * -EAGAIN: no log space, parked until reclaim frees some;
+ * 0: the stripe comes back with R5J_W_TO_MEMBERS once the log has it, or
+ *    was parked (R5J_W_PARKED) until reclaim frees log space;
  * -EIO: the journal has failed.
  */
 int r5j_journal_write_stripe(struct r5j_journal *log, struct r5j_stripe *sh);
@@ -44,7 +44,7 @@ bool r5j_journal_failed(struct r5j_journal *log);
 /*
  * An array with a journal takes no write past it: not while the journal
  * has failed, nor once the failed journal was removed (MD_HAS_JOURNAL stays
- * set until a new one is added or the policy is changed).
+ * set until a new one is added).
  */
 static inline bool r5j_journal_blocks_writes(struct r5j_conf *conf)
 {

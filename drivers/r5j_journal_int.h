@@ -7,6 +7,8 @@
 #include "r5j_journal.h"
 
 #define R5J_UNIT_MAX_PAGES	(BIO_MAX_VECS - 1)	/* meta + pages: one bio */
+/* members whose payloads fit one meta block: (4096 - 32) / 20 */
+#define R5J_MAX_JOURNAL_DISKS	203
 #define R5J_RECLAIM_DIVISOR	4	/* reclaim once 1/4 of the ring is done */
 #define R5J_RECLAIM_PERIOD	(5 * HZ)	/* and at least this often */
 

@@ -71,9 +71,10 @@ static void r5j_daemon(struct md_thread *thread)
 	}
 	blk_finish_plug(&plug);
 	r5j_return_held_bios(conf);
+	r5j_cache_trim(conf);
 
 	/* held completions need another look once the superblock is out */
-	thread->timeout = bio_list_empty(&conf->held_bios) ?
+	thread->timeout = r5j_blist_empty(&conf->held) ?
 		MAX_SCHEDULE_TIMEOUT : HZ / 20;
 	if (conf->quiesce)
 		wake_up(&conf->wait_quiesce);
@@ -176,7 +177,7 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	INIT_LIST_HEAD(&conf->handle_list);
 	INIT_LIST_HEAD(&conf->bitmap_list);
 	bio_list_init(&conf->retry_reads);
-	bio_list_init(&conf->held_bios);
+	r5j_blist_init(&conf->held);
 	init_waitqueue_head(&conf->wait_for_stripe);
 	init_waitqueue_head(&conf->wait_quiesce);
 	atomic_set(&conf->aligned_reads, 0);

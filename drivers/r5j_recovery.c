@@ -304,7 +304,23 @@ out:
 
 int r5j_journal_start(struct r5j_conf *conf)
 {
+	struct mddev *mddev = conf->mddev;
+	int err;
+
 	if (!conf->log)
 		return 0;
-	return r5j_journal_recover(conf->log);
+	err = r5j_journal_recover(conf->log);
+	if (err) {
+		/*
+		 * md core ignores ->start's result and runs the array: keep
+		 * the journal untouched and take no writes that would
+		 * overwrite it.
+		 */
+		conf->log->failed = true;
+		mddev->ro = 1;
+		set_disk_ro(mddev->gendisk, 1);
+		pr_crit("md/raid:%s: journal recovery failed (%d): array is read-only, the journal is left as it was\n",
+			mdname(mddev), err);
+	}
+	return err;
 }

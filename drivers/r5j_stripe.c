@@ -118,8 +118,9 @@ static bool shrink_to(struct r5j_conf *conf, int size)
 }
 
 /*
- * Change stripe_cache_size.  Shrinking frees idle stripes now and waits
- * (briefly, interruptibly) for busy ones to go idle.
+ * Change stripe_cache_size.  Growing allocates now; shrinking frees idle
+ * stripes now and the daemon frees the rest as they go idle (waiting here,
+ * under reconfig_mutex, could wait for a journal reclaim that needs it).
  */
 int r5j_cache_resize(struct r5j_conf *conf, int size)
 {
@@ -133,13 +134,15 @@ int r5j_cache_resize(struct r5j_conf *conf, int size)
 		if (err)
 			return err;
 	}
-	while (!shrink_to(conf, size)) {
-		if (wait_event_interruptible_timeout(conf->wait_for_stripe,
-						     !list_empty(&conf->inactive),
-						     HZ) < 0)
-			return -EINTR;
-	}
+	shrink_to(conf, size);
 	return 0;
+}
+
+/* Daemon: free idle stripes beyond stripe_cache_size. */
+void r5j_cache_trim(struct r5j_conf *conf)
+{
+	if (READ_ONCE(conf->nr_stripes) > READ_ONCE(conf->max_nr_stripes))
+		shrink_to(conf, conf->max_nr_stripes);
 }
 
 int r5j_cache_init(struct r5j_conf *conf)

@@ -82,12 +82,14 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 		st = &conf->stats;
 		ret = sysfs_emit(page,
 				 "stripes_handled %lld\nrmw %lld\nrcw %lld\n"
+				 "full_stripe_writes %lld\n"
 				 "member_reads %lld\nmember_writes %lld\n"
 				 "aligned_reads %lld\ndegraded_reads %lld\n"
 				 "bitmap_waits %lld\nstripe_waits %lld\n",
 				 atomic64_read(&st->stripes_handled),
 				 atomic64_read(&st->rmw),
 				 atomic64_read(&st->rcw),
+				 atomic64_read(&st->full_stripe_writes),
 				 atomic64_read(&st->member_reads),
 				 atomic64_read(&st->member_writes),
 				 atomic64_read(&st->aligned_reads),
