@@ -1,0 +1,80 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host side: make the tarball the guest runs mdadm's tests from.
+#
+#   tests/mdadm-suite/prepare.sh KVER OUT.tar
+#
+# Contents (all generated, nothing committed):
+#   mdadm-VERSION/test, mdadm-VERSION/tests/   from `apt-get source mdadm`
+#                                              (fetch-mdadm-source.sh)
+#   mdadm-VERSION/tests/21raid5cache-write-through
+#                                              derived: 21raid5cache with
+#                                              journal_mode left write-through
+#   helpers/swap_super raid6check test_stripe  built from that source (the
+#                                              tests call them; Debian does
+#                                              not package them); the tests
+#                                              still run the packaged mdadm
+#   helpers/mdmon                              the packaged /sbin/mdmon (DDF/IMSM
+#                                              tests); the initramfs lacks it
+#   modules/linear.ko                          md linear, which the harness's
+#                                              initramfs lacks
+# Rebuilt only when the mdadm version, this directory or the kernel change.
+
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+die() { echo "mdadm-suite prepare: error: $*" >&2; exit 1; }
+
+[ $# -eq 2 ] || die "usage: $0 KVER OUT.tar"
+kver=$1 out=$2
+
+src=$("$here/fetch-mdadm-source.sh") || die "cannot fetch the mdadm source"
+linear=$(modprobe -C /dev/null -S "$kver" --show-depends linear 2>/dev/null |
+	awk '$1 == "insmod" && $2 ~ /\/linear\.ko/ { print $2 }')
+
+key=$( {
+	echo "$src $kver $linear"
+	cat "$here"/prepare.sh
+	stat -c '%n %s %Y' "$src/.fetched" ${linear:+"$linear"} \
+		"$(PATH=/usr/sbin:/sbin:$PATH command -v mdmon)"
+} | sha256sum | cut -d' ' -f1)
+if [ -f "$out" ] && [ "$(cat "$out.key" 2>/dev/null)" = "$key" ]; then
+	exit 0
+fi
+echo "  MDADM-SUITE $out ($(basename "$src"))"
+
+work=$(mktemp -d "$(dirname "$out")/prep.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# helpers: plain C against libc, seconds to build; without libudev
+build=$work/build
+cp -a "$src" "$build"
+make -s -C "$build" -j2 swap_super test_stripe raid6check \
+	CXFLAGS="-O2 -DNO_LIBUDEV" CWFLAGS="-Wall" > "$work/build.log" 2>&1 || {
+	tail -n 20 "$work/build.log" >&2
+	die "building mdadm's test helpers failed"
+}
+
+tree=$work/tree
+base=$(basename "$src")
+mkdir -p "$tree/$base" "$tree/helpers" "$tree/modules"
+cp -a "$src/test" "$src/tests" "$tree/$base/"
+sed 's|^\([[:space:]]*\)echo write-back > /sys/block/md0/md/journal_mode|\1echo write-through > /sys/block/md0/md/journal_mode|' \
+	"$src/tests/21raid5cache" > "$tree/$base/tests/21raid5cache-write-through"
+if grep -q 'echo write-back' "$tree/$base/tests/21raid5cache-write-through" ||
+   ! grep -q 'echo write-through' "$tree/$base/tests/21raid5cache-write-through"; then
+	die "21raid5cache changed: cannot derive its write-through variant"
+fi
+for h in swap_super test_stripe raid6check; do
+	install -m 0755 "$build/$h" "$tree/helpers/$h"
+done
+install -m 0755 "$(PATH=/usr/sbin:/sbin:$PATH command -v mdmon)" "$tree/helpers/mdmon" ||
+	die "no mdmon (package mdadm)"
+[ -n "$linear" ] && cp "$linear" "$tree/modules/"
+
+mkdir -p "$(dirname "$out")"
+(cd "$tree" && tar -cf - .) > "$out.tmp"
+mv -f "$out.tmp" "$out"
+echo "$key" > "$out.key"

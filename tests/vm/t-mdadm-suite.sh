@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-mdadm-suite: mdadm's own test suite as a peer suite, raid456 vs raid5j.
+#
+#   host: apt-get source mdadm ──> tarball (test driver, tests/, helpers)
+#                                     │
+#          ┌──────── VM, raid456 ─────┴───── VM, raid5j ────────┐
+#          │ ./test --tests=NAME    (loop devices, /sbin/mdadm)  │
+#          └── result per test ──────────── result per test ─────┘
+#                          └─ side-by-side table ─┘
+#
+# Runs every test of tests/mdadm-suite/tests.list (tier "core"; with
+# MDADM_SUITE=full all of them; MDADM_TESTS="a b" runs just those) in one
+# VM per personality, one after the other (MDSUITE_JOBS=2: both at once,
+# no faster on 2 cores), each test under the packaged mdadm with the
+# personality loaded first.  Prints: test, raid456 result, raid5j result,
+# times.
+#
+# Fails when a test passes under raid456 and does not pass under raid5j,
+# unless tests/mdadm-suite/known-failures lists it ("name: reason").
+# Results and logs: build/mdadm-suite/results/{raid456,raid5j}/
+# (results.tsv, logs/NAME/), the table in build/mdadm-suite/results/table.txt.
+# No disks of its own beyond a log disk; the tests use loop devices on files
+# in the guest's RAM (VM memory MDSUITE_MEM, default 3072 MB).
+# Timeouts: MDSUITE_TIMEOUT per test (default 300 s).
+. "$(dirname "$0")/lib.sh"
+
+suite=$R5J_ROOT/tests/mdadm-suite
+tier=${MDADM_SUITE:-core}
+out=$BUILD/mdadm-suite/results
+export MDSUITE_TIMEOUT=${MDSUITE_TIMEOUT:-300}
+jobs=${MDSUITE_JOBS:-1}
+
+case $tier in
+core | full) ;;
+*) vm_fail "MDADM_SUITE must be core or full, not '$tier'" ;;
+esac
+
+# raid5j is checked (module built for the VM's kernel) even if the
+# personality asked for is raid456: this test always runs both.
+PERSONALITY=raid5j
+_vm_setup
+export KVER VM_KERNEL
+
+tarball=$BUILD/mdadm-suite/mdadm-suite.tar
+mkdir -p "$BUILD/mdadm-suite"
+"$suite/prepare.sh" "$KVER" "$tarball" || vm_fail "preparing mdadm's test suite failed"
+
+if [ -n "${MDADM_TESTS:-}" ]; then
+	read -r -a tests <<< "$MDADM_TESTS"
+	tier=custom
+else
+	# NAME TIER [TIMEOUT] -> NAME or NAME:TIMEOUT
+	mapfile -t tests < <(awk -v tier="$tier" '
+		/^[[:space:]]*(#|$)/ { next }
+		tier == "full" || $2 == tier {
+			print $1 (($3 ~ /^[0-9]+$/) ? ":" $3 : "")
+		}' "$suite/tests.list")
+fi
+[ ${#tests[@]} -gt 0 ] || vm_fail "no tests selected"
+
+declare -A known
+while IFS= read -r line; do
+	case $line in '#'* | '') continue ;; esac
+	known[${line%%:*}]=$(echo "${line#*:}" | sed 's/^ *//')
+done < "$suite/known-failures"
+
+vm_log "mdadm suite ($tier): ${#tests[@]} tests under raid456 and raid5j"
+rm -rf "$out"
+mkdir -p "$out"
+start=$(date +%s)
+pids=()
+for p in raid456 raid5j; do
+	name=$VM_TEST.$p
+	: > "$BUILD/vm-logs/$name.log"
+	VM_TEST=$name VM_LOG=$BUILD/vm-logs/$name.log \
+		"$suite/run-personality.sh" "$p" "$out/$p" "$tarball" "${tests[@]}" \
+		> "$out/$p.run.log" 2>&1 &
+	pids+=($!)
+	[ "$jobs" = 1 ] && wait $!
+done
+wait "${pids[@]}"
+total=$(($(date +%s) - start))
+
+get() {	# get PERS TEST FIELD(2 result, 3 secs, 4 reason)
+	awk -F'\t' -v t="$2" -v f="$3" '$1 == t { v = $f } END { print v }' \
+		"$out/$1/results.tsv" 2>/dev/null
+}
+
+bad=() known_hit=() known_pass=() ref_fail=()
+declare -A refused
+{
+	printf '%-28s %-9s %-16s %8s %8s\n' TEST raid456 raid5j "t456(s)" "t5j(s)"
+	printf '%-28s %-9s %-16s %8s %8s\n' ---- ------- ------ ------- ------
+	for t in "${tests[@]%%:*}"; do
+		a=$(get raid456 "$t" 2)
+		b=$(get raid5j "$t" 2)
+		a=${a:-none} b=${b:-none}
+		# a pass with more refused sysfs writes than raid456's is none
+		r456=$(get raid456 "$t" 4 | sed -n 's/^refused=\([0-9]*\).*/\1/p')
+		r5j=$(get raid5j "$t" 4 | sed -n 's/^refused=\([0-9]*\).*/\1/p')
+		if [ "$b" = pass ] && [ "${r5j:-0}" -gt "${r456:-0}" ]; then
+			b=refused
+			refused[$t]="${r5j} sysfs write(s) refused under raid5j, ${r456:-0} under raid456"
+		fi
+		mark=$b
+		if [ "$b" != pass ]; then
+			if [ -n "${known[$t]+x}" ]; then
+				mark="$b (known)"
+				known_hit+=("$t")
+			elif [ "$a" = pass ]; then
+				mark="$b  <<<"
+				bad+=("$t")
+			fi
+		elif [ -n "${known[$t]+x}" ]; then
+			known_pass+=("$t")
+		fi
+		[ "$a" != pass ] && ref_fail+=("$t")
+		printf '%-28s %-9s %-16s %8s %8s\n' "$t" "$a" "$mark" \
+			"$(get raid456 "$t" 3)" "$(get raid5j "$t" 3)"
+	done
+	p456=$(awk -F'\t' '$2 == "pass"' "$out/raid456/results.tsv" 2>/dev/null | wc -l)
+	p5j=$(awk -F'\t' '$2 == "pass"' "$out/raid5j/results.tsv" 2>/dev/null | wc -l)
+	s456=$(awk -F'\t' '{ s += $3 } END { printf "%.0f", s }' "$out/raid456/results.tsv" 2>/dev/null)
+	s5j=$(awk -F'\t' '{ s += $3 } END { printf "%.0f", s }' "$out/raid5j/results.tsv" 2>/dev/null)
+	printf '%-28s %-9s %-16s %8s %8s\n' "passed (of ${#tests[@]})" "$p456" "$p5j" "$s456" "$s5j"
+	echo "wall time ${total}s for both personalities (MDADM_SUITE=$tier, jobs $jobs)"
+} | tee "$out/table.txt"
+
+for t in "${ref_fail[@]}"; do
+	echo "note: $t does not pass under raid456 either: $(get raid456 "$t" 4)"
+done
+for t in "${known_hit[@]}"; do
+	echo "known: $t: ${known[$t]}  [raid5j: ${refused[$t]:-$(get raid5j "$t" 2)}: $(get raid5j "$t" 4)]"
+done
+for t in "${known_pass[@]}"; do
+	echo "note: $t passes under raid5j now: drop it from tests/mdadm-suite/known-failures"
+done
+for t in "${bad[@]}"; do
+	echo "FAIL $t: passes under raid456, ${refused[$t]:-$(get raid5j "$t" 2)} under raid5j: $(get raid5j "$t" 4)"
+	echo "      logs: $out/raid5j/logs/$t/"
+done
+echo "raid456 run log: $out/raid456.run.log, raid5j run log: $out/raid5j.run.log"
+[ ${#bad[@]} -eq 0 ] || vm_fail "${#bad[@]} test(s) pass under raid456 but not under raid5j: ${bad[*]}"
+echo "PASS $VM_TEST"
