@@ -292,7 +292,13 @@ int r5j_journal_recover(struct r5j_journal *log)
 	log->stats.recovered_txns = rc.txns;
 	log->stats.replayed_stripes = rc.stripes;
 	log->stats.replayed_blocks = rc.blocks;
-	err = new_log(log, scan.pos, scan.seq + R5J_SEQ_JUMP);
+	/*
+	 * After a journal_tail reset the scan began at an arbitrary block:
+	 * the old log may go on right after the end found, so no seq derived
+	 * from it is safe.  A random one chains on to nothing.
+	 */
+	err = new_log(log, scan.pos, scan.tail_reset ? get_random_u32() :
+		      scan.seq + R5J_SEQ_JUMP);
 out:
 	drop_pending(&rc);
 	if (meta_page)
