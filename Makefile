@@ -10,6 +10,7 @@
 #   make check              deps, module, unit tests, VM suite
 #   make vm T="create-assemble fio-verify" PERSONALITY=raid456
 #   make demo
+#   make bench [QUICK=1] [BENCH=basic] [LEVEL=6] [DISKS=N]  raid5j vs raid456
 #
 # The target kernel is Debian's 6.1 (linux-image-6.1.*-amd64), never the
 # host's running kernel: `uname -r` is not used.
@@ -80,6 +81,12 @@ check:
 demo: deps
 	@$(MAKE) --no-print-directory module
 	@$(CURDIR)/tests/vm/demo.sh
+
+# raid5j vs raid456 numbers (tests/bench/bench.sh, Documentation/benchmarks.md)
+.PHONY: bench
+bench: deps
+	@$(MAKE) --no-print-directory module
+	@$(CURDIR)/tests/bench/bench.sh
 
 install: module
 	$(KBUILD) INSTALL_MOD_DIR=extra modules_install
