@@ -74,8 +74,13 @@ static void r5j_daemon(struct md_thread *thread)
 	r5j_cache_trim(conf);
 
 	/* held completions need another look once the superblock is out */
-	thread->timeout = r5j_blist_empty(&conf->held) ?
-		MAX_SCHEDULE_TIMEOUT : HZ / 20;
+	if (!r5j_blist_empty(&conf->held))
+		thread->timeout = HZ / 20;
+	else if (mddev->bitmap)
+		/* md core's bitmap daemon runs from md_check_recovery() */
+		thread->timeout = mddev->bitmap_info.daemon_sleep;
+	else
+		thread->timeout = MAX_SCHEDULE_TIMEOUT;
 	if (conf->quiesce)
 		wake_up(&conf->wait_quiesce);
 }
