@@ -5,7 +5,8 @@
 #   deps    scripts/install-deps.sh (apt only when something is missing)
 #   build   raid5j.ko for the Debian 6.1 kernel
 #   unit    make -C tests/unit run (when that directory has a Makefile)
-#   vm      tests/vm/run.sh: every VM scenario with PERSONALITY (raid5j)
+#   vm      tests/vm/run.sh: the VM scenarios of tests/vm/ci-scenarios
+#           (every t-*.sh with R5J_VM_ALL=1), PERSONALITY (raid5j)
 #
 # Each step counts as one test, except that a step printing its own
 # "N passed, N failed" line (unit, vm) counts as those N.  The last line of
@@ -76,7 +77,12 @@ else
 fi
 
 if [ -n "$build_ok" ]; then
-	step vm "$root/tests/vm/run.sh"
+	if [ "${R5J_VM_ALL:-0}" = 1 ] || [ ! -f "$root/tests/vm/ci-scenarios" ]; then
+		step vm "$root/tests/vm/run.sh"
+	else
+		# shellcheck disable=SC2046
+		step vm "$root/tests/vm/run.sh" $(grep -v '^#' "$root/tests/vm/ci-scenarios")
+	fi
 fi
 
 summary
