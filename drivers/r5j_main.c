@@ -552,6 +552,30 @@ static int r5j_resize(struct mddev *mddev, sector_t sectors)
 	return 0;
 }
 
+/*
+ * raid5j does not reshape.  These exist so that md core lets run() see an
+ * interrupted reshape and refuse it with a message (md_run() silently
+ * rejects a reshaping array when start_reshape is missing).
+ */
+static int r5j_check_reshape(struct mddev *mddev)
+{
+	if (mddev->new_level == mddev->level &&
+	    mddev->new_layout == mddev->layout &&
+	    mddev->new_chunk_sectors == mddev->chunk_sectors &&
+	    !mddev->delta_disks)
+		return 0;
+	pr_err("md/raid:%s: reshape (level, layout, chunk or device count change) is not supported by raid5j; use raid456\n",
+	       mdname(mddev));
+	return -EINVAL;
+}
+
+static int r5j_start_reshape(struct mddev *mddev)
+{
+	pr_err("md/raid:%s: reshape is not supported by raid5j; use raid456\n",
+	       mdname(mddev));
+	return -EINVAL;
+}
+
 static bool quiesced(struct r5j_conf *conf)
 {
 	return conf->active_stripes == 0 && list_empty(&conf->handle_list) &&
@@ -605,6 +629,8 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 		.resize		= r5j_resize,			\
 		.size		= r5j_size,			\
 		.quiesce	= r5j_quiesce,			\
+		.check_reshape	= r5j_check_reshape,		\
+		.start_reshape	= r5j_start_reshape,		\
 	}
 
 /* md core names personalities by level; mdadm reads the name from sysfs. */
