@@ -12,9 +12,9 @@
 #   MDSUITE_TESTS       NAME[:TIMEOUT] ..., in run order
 #   MDSUITE_TIMEOUT     seconds a test may take when it names none (300)
 #   disk "vartmp"       an empty ext4 file system (made by the host), for
-#                       /var/tmp: the test driver's $targetdir, where tests
-#                       put bitmap files (md needs bmap(), which the
-#                       initramfs's tmpfs lacks)
+#                       /var/tmp: the test driver's $targetdir, where the
+#                       loop devices' backing files and the tests' bitmap
+#                       files go (md needs bmap(), which tmpfs lacks)
 #
 # Output:
 #   result port:  VAL start:NAME <uptime>            before each test
@@ -31,14 +31,13 @@
 
 TMO=${MDSUITE_TIMEOUT:-300}
 LOGS=/run/mdlogs
-SHM=/dev/shm/mdtest
 LOGDISK=$(disk mdlogs)
 BAD_RE='BUG:|WARNING:|Oops|INFO: task .* blocked|general protection fault|kernel BUG|Kernel panic|UBSAN:|stack-protector|list_(add|del) corruption|refcount_t:'
 
 load_personality
 modprobe loop max_loop=16 || fail "modprobe loop failed"
 
-mkdir -p /opt/mdsuite /var/tmp "$LOGS" "$SHM" /usr/local/bin
+mkdir -p /opt/mdsuite /var/tmp "$LOGS" /usr/local/bin
 mount -t ext4 "$(disk vartmp)" /var/tmp || fail "cannot mount the vartmp disk on /var/tmp"
 tar -xf /test/mdadm-suite.tar -C /opt/mdsuite || fail "cannot unpack mdadm-suite.tar"
 SRC=$(echo /opt/mdsuite/mdadm-*)
@@ -67,7 +66,23 @@ done
 printf '#!/bin/sh\nexit 0\n' > /usr/local/bin/udevadm
 # lsblk only serves check_env's "is any RAID running" look; we know none is
 printf '#!/bin/sh\nexit 0\n' > /usr/local/bin/lsblk
-chmod +x /usr/local/bin/udevadm /usr/local/bin/lsblk
+# util-linux blockdev takes several devices ("blockdev --flushbufs $md0
+# $devs" in the 19raid6* tests); busybox's takes one and prints its usage
+cat > /usr/local/bin/blockdev <<'EOB'
+#!/bin/sh
+opt=
+case $1 in
+--setra | --setbsz) opt="$1 $2"; shift 2 ;;
+-*) opt=$1; shift ;;
+esac
+[ $# -le 1 ] && exec busybox blockdev $opt "$@"
+rc=0
+for d in "$@"; do
+	busybox blockdev $opt "$d" || rc=$?
+done
+exit $rc
+EOB
+chmod +x /usr/local/bin/udevadm /usr/local/bin/lsblk /usr/local/bin/blockdev
 # e2fsprogs under the names the tests use
 command -v mkfs.ext3 >/dev/null || ln -sf "$(command -v mke2fs)" /usr/local/bin/mkfs.ext3
 command -v fsck >/dev/null || ln -sf "$(command -v e2fsck)" /usr/local/bin/fsck
@@ -108,7 +123,7 @@ clean_env() {
 			[ -b "$l" ] && losetup -d "$l" 2>/dev/null
 		done
 		if ! grep -q '^md' /proc/mdstat && ! grep -q ' loop[0-9]' /proc/partitions; then
-			rm -f /var/tmp/mdtest* "$SHM"/mdtest*
+			rm -f /var/tmp/mdtest*
 			return 0
 		fi
 		sleep 1
@@ -118,16 +133,17 @@ clean_env() {
 
 # The driver's loop device backing files ($targetdir/mdtestN, made with dd
 # unless they exist): the same sizes (func.sh: size, ddfsize), all zeros,
-# but sparse and in RAM, linked from /var/tmp.  Saves the driver writing
-# 544 MB per test; the driver's cleanup removes the links.
+# but sparse.  Saves the driver writing 544 MB per test.  They live on
+# ext4, which (unlike tmpfs) takes the loop devices' WRITE_ZEROES: on
+# tmpfs each one logs "operation not supported error", and the driver
+# fails any test whose dmesg says "error".
 make_backing() {
 	local d sz
 	for d in 0 1 2 3 4 5 6 7 8 9 10 11 12 13; do
 		sz=20000
 		[ $d -gt 7 ] && sz=65536
-		rm -f "$SHM/mdtest$d" "/var/tmp/mdtest$d"
-		truncate -s "${sz}K" "$SHM/mdtest$d"
-		ln -s "$SHM/mdtest$d" "/var/tmp/mdtest$d"
+		rm -f "/var/tmp/mdtest$d"
+		truncate -s "${sz}K" "/var/tmp/mdtest$d"
 	done
 }
 

@@ -19,16 +19,16 @@
 #
 # Fails when a test passes under raid456 and does not pass under raid5j,
 # unless tests/mdadm-suite/known-failures lists it ("name: reason").
-# Results and logs: build/mdadm-suite/results/{raid456,raid5j}/
-# (results.tsv, logs/NAME/), the table in build/mdadm-suite/results/table.txt.
-# No disks of its own beyond a log disk; the tests use loop devices on files
-# in the guest's RAM (VM memory MDSUITE_MEM, default 3072 MB).
+# Results and logs: build/mdadm-suite/t-mdadm-suite/{raid456,raid5j}/
+# (results.tsv, logs/NAME/), the table in .../t-mdadm-suite/table.txt.
+# Disks: a log disk and an ext4 /var/tmp per boot; the tests' loop devices
+# are on sparse files there (VM memory MDSUITE_MEM, default 3072 MB).
 # Timeouts: MDSUITE_TIMEOUT per test (default 300 s).
 . "$(dirname "$0")/lib.sh"
 
 suite=$R5J_ROOT/tests/mdadm-suite
 tier=${MDADM_SUITE:-core}
-out=$BUILD/mdadm-suite/results
+out=$BUILD/mdadm-suite/$VM_TEST
 export MDSUITE_TIMEOUT=${MDSUITE_TIMEOUT:-300}
 jobs=${MDSUITE_JOBS:-1}
 
@@ -45,6 +45,11 @@ export KVER VM_KERNEL
 
 tarball=$BUILD/mdadm-suite/mdadm-suite.tar
 mkdir -p "$BUILD/mdadm-suite"
+# The source comes from the Debian archive at test time: without it, skip.
+if ! "$suite/fetch-mdadm-source.sh" > /dev/null; then
+	echo "SKIP $VM_TEST: cannot fetch the mdadm source (apt-get source mdadm)"
+	exit 77
+fi
 "$suite/prepare.sh" "$KVER" "$tarball" || vm_fail "preparing mdadm's test suite failed"
 
 if [ -n "${MDADM_TESTS:-}" ]; then
