@@ -3,7 +3,7 @@
 #
 # raid5j vs raid456 benchmark (make bench).  Reports; never judges numbers.
 #
-#   tests/bench/bench.sh                    the matrix (below), about 20 min
+#   tests/bench/bench.sh                    the matrix (below), 15-25 min
 #   QUICK=1 tests/bench/bench.sh            same matrix, short runs, < 5 min
 #   BENCH=basic tests/bench/bench.sh        issue 2's numbers: RAID5 and RAID6
 #   LEVEL=6 DISKS=6 tests/bench/bench.sh    another geometry (LEVEL 4, 5, 6)
@@ -31,7 +31,7 @@
 #   (RAID6).
 #
 # Knobs (environment or make variables): QUICK, BENCH, LEVEL (5), DISKS (4),
-# CHUNK (KiB, 512), RUNTIME (s per cell: 8, QUICK 1), REGION (MiB per
+# CHUNK (KiB, 512), RUNTIME (s per cell: 6, QUICK 1), REGION (MiB per
 # array: 128, QUICK 32), REPEAT (runs of each cell, back to back, the best
 # one reported: 2, QUICK 1), PROFILES ("throttled unthrottled"), MODES
 # ("none wt"), WORKLOADS (names below), BENCH_IOPS (150), BENCH_MBPS (150),
@@ -66,7 +66,7 @@ BENCH=${BENCH:-matrix}
 LEVEL=${LEVEL:-5}
 DISKS=${DISKS:-4}
 CHUNK=${CHUNK:-512}
-RUNTIME=${RUNTIME:-$([ -n "$QUICK" ] && echo 1 || echo 8)}
+RUNTIME=${RUNTIME:-$([ -n "$QUICK" ] && echo 1 || echo 6)}
 REGION=${REGION:-$([ -n "$QUICK" ] && echo 32 || echo 128)}
 REPEAT=${REPEAT:-$([ -n "$QUICK" ] && echo 1 || echo 2)}
 PROFILES=${PROFILES:-throttled unthrottled}
@@ -228,6 +228,7 @@ for p in "${PERS[@]}"; do
 	child[$p]=$!
 done
 
+# shellcheck disable=SC2317	# called from the trap
 cleanup() {
 	local p
 	for p in "${PERS[@]}"; do

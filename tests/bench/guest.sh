@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Guest side of the benchmark (tests/bench/bench.sh).  Runs the steps of
 # /test/plan.txt one at a time, each when the host says so:
@@ -89,6 +90,7 @@ snap() {	# snap K PHASE
 		[ -r "/sys/block/md0/md/${f#*:}" ] || continue
 		kv=
 		while read -r line; do
+			# shellcheck disable=SC2086
 			set -- $line
 			[ $# -eq 2 ] && kv="$kv $1=$2"
 		done < "/sys/block/md0/md/${f#*:}"
@@ -106,7 +108,7 @@ stop_array() {
 # step_array K PROFILE PREFIX LEVEL NDISKS MODE CHUNK_KB REGION_MB
 step_array() {
 	local k=$1 prof=$2 pre=$3 level=$4 n=$5 mode=$6 chunk=$7 region=$8
-	local i members=() jdev= d data fs t0 t1 t2
+	local i members=() jdev='' d data fs t0 t1 t2
 	read -r t0 _ < /proc/uptime
 	stop_array
 	for i in $(seq 0 $((n - 1))); do
@@ -119,7 +121,7 @@ step_array() {
 			dd if=/dev/zero of="$d" bs=1M count=4 oflag=direct 2>/dev/null
 	done
 	ROLES=() DEVS=()
-	export BENCH_ROLES= BENCH_DEVS=
+	export BENCH_ROLES='' BENCH_DEVS=''
 	if ! mdadm --create "$MD" --run --level="$level" --raid-devices="$n" \
 		--chunk="$chunk" --assume-clean --bitmap=none \
 		${jdev:+--write-journal=$jdev} "${members[@]}" > /tmp/create.out 2>&1; then

@@ -304,11 +304,15 @@ def cell_metrics(st, info):
                               u["write_bytes"])
         io["member_write_amp"] = div(io["member_write_bytes"], u["write_bytes"])
         io["journal_write_amp"] = div(io["journal_write_bytes"], u["write_bytes"])
+        # bytes pre-read from the members per byte the user wrote
+        io["preread_bytes_per_byte"] = max(
+            0, io["member_read_bytes"] - u["read_bytes"]) / u["write_bytes"]
     if u["reads"]:
         io["member_reads_per_read"] = div(io["member_reads"], u["reads"])
         io["read_amp"] = div(io["member_read_bytes"], u["read_bytes"])
     io["avg_member_write_kib"] = div(io["member_write_bytes"] / 1024, io["member_writes"])
     io["avg_member_read_kib"] = div(io["member_read_bytes"] / 1024, io["member_reads"])
+    io["avg_journal_write_kib"] = div(io["journal_write_bytes"] / 1024, io["journal_writes"])
     m["io"] = io
     # guest CPU (USER_HZ = 100 jiffies/s): all CPUs, not idle, not iowait
     P0, P1 = st.get("P", {}).get("0"), st.get("P", {}).get("1")
@@ -337,6 +341,10 @@ def cell_metrics(st, info):
         r["rmw_per_write"] = r.get("rmw", 0) / u["writes"]
         r["rcw_per_write"] = r.get("rcw", 0) / u["writes"]
         r["stripes_per_write"] = r.get("stripes_handled", 0) / u["writes"]
+        if "full_stripe_writes" in r:
+            r["full_stripe_per_write"] = r["full_stripe_writes"] / u["writes"]
+    if r and u["reads"]:
+        r["aligned_per_read"] = r.get("aligned_reads", 0) / u["reads"]
     return m
 
 
@@ -573,8 +581,10 @@ def markdown(data):
       "member reads beyond one per user read, per user write; **mW/w** member "
       "writes per user write; **jW/w** journal writes per user write; **WA** "
       "write amplification, bytes written to members + journal / user bytes; "
-      "**mW KiB** mean member write size; **CPU ms/op** guest CPU time (both "
-      "vCPUs, all of the guest) per user I/O.")
+      "**pre-rd B/B** bytes pre-read from members per byte written by the "
+      "user; **mW KiB**, **jW KiB** mean member / journal write size; "
+      "**CPU ms/op** guest CPU time (both vCPUs, all of the guest) per user "
+      "I/O.")
     A("")
     for (prof, level, n), cs in groups.items():
         for m in MODES:
@@ -584,8 +594,9 @@ def markdown(data):
             A("### %s, RAID%d x %d, %s" % (prof, level, n, MODES[m]))
             A("")
             A("| workload | personality | IOPS | MB/s | p50 | p99 | p99.9 | limit | "
-              "meas/limit | mR/op | RbW/w | mW/w | jW/w | WA | mW KiB | CPU ms/op |")
-            A("| --- | --- | " + "---: | " * 14)
+              "meas/limit | mR/op | RbW/w | pre-rd B/B | mW/w | jW/w | WA | mW KiB | "
+              "jW KiB | CPU ms/op |")
+            A("| --- | --- | " + "---: | " * 16)
             for c in mc:
                 for p in PERS:
                     r = c["results"][p]
@@ -595,18 +606,20 @@ def markdown(data):
                     lim_s = ("%s %s" % (f(lim), c["model"]["unit"])) if lim else "–"
                     of = r.get("of_limit")
                     err = " **(error)**" if r.get("errors") else ""
-                    A("| %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    A("| %s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                         c["label"] if p == PERS[0] else "", p, err,
                         f(r.get("iops")), f(r.get("mbps")), f(lat.get("p50")),
                         f(lat.get("p99")), f(lat.get("p99.9")),
                         lim_s if p == PERS[0] else "",
                         "%.0f%%" % (100 * of) if of is not None else "–",
                         f(io.get("member_reads_per_op")), f(io.get("rbw_per_write")),
+                        f(io.get("preread_bytes_per_byte")),
                         f(io.get("member_writes_per_write")),
                         f(io.get("journal_writes_per_write")) if m != "none" else "–",
                         f(io.get("write_amp")), f(io.get("avg_member_write_kib")),
+                        f(io.get("avg_journal_write_kib")) if m != "none" else "–",
                         f(r.get("cpu", {}).get("ms_per_op"))))
-                A("| | ratio | %s | %s | %s | %s | %s | | | | | | | | | |" % (
+                A("| | ratio | %s | %s | %s | %s | %s | | | | | | | | | | | |" % (
                     ratio_s(c["ratio"]) if c["metric"] == "iops" else
                     ratio_s(div(c["results"]["raid5j"].get("iops"),
                                 c["results"]["raid456"].get("iops"))),
@@ -622,20 +635,24 @@ def markdown(data):
     A("")
     A("From `/sys/block/md0/md/raid5j_stats` and `journal_stats` deltas "
       "(raid456 has no such counters; its journal shows only in jW/w and WA "
-      "above).  Per user write: rmw, rcw, stripes handled; journal: units "
+      "above).  Per user write: rmw, rcw, full-stripe writes (stripes written "
+      "without pre-reads), stripes handled; per user read: reads sent straight "
+      "to a member (no stripe cache); journal: units "
       "written per user write, stripes / data pages / meta bytes per unit, "
       "reclaims, space waits; stripe_waits: waits for a free stripe.")
     A("")
-    A("| profile | mode | workload | rmw/w | rcw/w | stripes/w | units/w | stripes/unit | "
-      "data pages/unit | meta B/unit | reclaims | space waits | stripe waits | fsync p50 ms (456 / 5j) |")
-    A("| --- | --- | --- | " + "---: | " * 11)
+    A("| profile | mode | workload | rmw/w | rcw/w | full-stripe/w | stripes/w | "
+      "aligned rd/rd | units/w | stripes/unit | data pages/unit | meta B/unit | "
+      "reclaims | space waits | stripe waits | fsync p50 ms (456 / 5j) |")
+    A("| --- | --- | --- | " + "---: | " * 13)
     for c in data["cells"]:
         r = c["results"]["raid5j"]
         r5, j = r.get("raid5j", {}), r.get("journal") or {}
         fs = [c["results"][p].get("fsync", {}).get("p50_ms") for p in PERS]
-        A("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        A("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             c["profile"], MODES[c["mode"]], c["label"], f(r5.get("rmw_per_write")),
-            f(r5.get("rcw_per_write")), f(r5.get("stripes_per_write")),
+            f(r5.get("rcw_per_write")), f(r5.get("full_stripe_per_write")),
+            f(r5.get("stripes_per_write")), f(r5.get("aligned_per_read")),
             f(j.get("units_per_write")), f(j.get("stripes_per_unit")),
             f(j.get("data_pages_per_unit")), f(j.get("meta_bytes_per_unit")),
             f(j.get("reclaims")), f(j.get("space_waits")), f(r5.get("stripe_waits")),

@@ -51,6 +51,7 @@ disks+=(uj ctl)
 # ready is tried once more (same boot number, so the same result file).
 export VM_APPEND="${VM_APPEND:+$VM_APPEND }no_timer_check"
 for try in 1 2; do
+	# shellcheck disable=SC2034	# vm_boot's boot counter
 	VM_BOOTS=0
 	VM_FILES=$plan vm_boot --timeout "${BENCH_TIMEOUT:-3600}" --show \
 		--drive-opts discard=unmap "$here/guest.sh" "${disks[@]}" && exit 0
