@@ -131,7 +131,8 @@ declare -A refused
 	s5j=$(awk -F'\t' '{ s += $3 } END { printf "%.0f", s }' "$out/raid5j/results.tsv" 2>/dev/null)
 	printf '%-28s %-9s %-16s %8s %8s\n' "passed (of ${#tests[@]})" "$p456" "$p5j" "$s456" "$s5j"
 	echo "wall time ${total}s for both personalities (MDADM_SUITE=$tier, jobs $jobs)"
-} | tee "$out/table.txt"
+} > "$out/table.txt"	# not a pipe: the arrays above must survive
+cat "$out/table.txt"
 
 for t in "${ref_fail[@]}"; do
 	echo "note: $t does not pass under raid456 either: $(get raid456 "$t" 4)"
