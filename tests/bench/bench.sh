@@ -32,7 +32,7 @@
 #
 # Knobs (environment or make variables): QUICK, BENCH, LEVEL (5), DISKS (4),
 # CHUNK (KiB, 512), RUNTIME (s per cell: 6, QUICK 1), REGION (MiB per
-# array: 128, QUICK 32), REPEAT (runs of each cell, back to back, the best
+# array: 128, QUICK 16), REPEAT (runs of each cell, back to back, the best
 # one reported: 2, QUICK 1), PROFILES ("throttled unthrottled"), MODES
 # ("none wt"), WORKLOADS (names below), BENCH_IOPS (150), BENCH_MBPS (150),
 # OUT (results/bench-<timestamp>).
@@ -67,7 +67,7 @@ LEVEL=${LEVEL:-5}
 DISKS=${DISKS:-4}
 CHUNK=${CHUNK:-512}
 RUNTIME=${RUNTIME:-$([ -n "$QUICK" ] && echo 1 || echo 6)}
-REGION=${REGION:-$([ -n "$QUICK" ] && echo 32 || echo 128)}
+REGION=${REGION:-$([ -n "$QUICK" ] && echo 16 || echo 128)}
 REPEAT=${REPEAT:-$([ -n "$QUICK" ] && echo 1 || echo 2)}
 PROFILES=${PROFILES:-throttled unthrottled}
 MODES=${MODES:-none wt}
@@ -219,8 +219,9 @@ EOF
 log "$BENCH: $ncells cells x 2 personalities, ${RUNTIME}s each, RAID$LEVEL x $DISKS," \
 	"chunk ${CHUNK}K, region ${REGION} MiB; output $OUT"
 
-declare -A child results ctl
+declare -A child results ctl logoff
 for p in "${PERS[@]}"; do
+	logoff[$p]=$(stat -c %s "$BUILD/vm-logs/bench-$p.log" 2>/dev/null || echo 0)
 	results[$p]=$BUILD/vm-logs/bench-$p.boot1.results
 	ctl[$p]=$BUILD/vm-disks/bench-$p/ctl.img
 	rm -f "${results[$p]}"
@@ -304,7 +305,7 @@ for p in "${PERS[@]}"; do
 	child[$p]=
 	[ $rc = 0 ] || { log "$p: VM run failed (rc $rc, see $OUT/raw/vm-$p.out)"; failed=1; }
 	cp -f "${results[$p]}" "$OUT/raw/results-$p.txt" 2>/dev/null
-	cp -f "$BUILD/vm-logs/bench-$p.log" "$OUT/raw/console-$p.log" 2>/dev/null
+	tail -c +$((logoff[$p] + 1)) "$BUILD/vm-logs/bench-$p.log" > "$OUT/raw/console-$p.log" 2>/dev/null
 	grep -q '^E ' "$OUT/raw/results-$p.txt" 2>/dev/null && failed=1
 done
 log "VMs done after $((SECONDS - t0))s"
