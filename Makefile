@@ -78,6 +78,16 @@ vm: module
 check:
 	@$(CURDIR)/tests/run-all.sh
 
+# The debug lane: VM scenarios on a KASAN/lockdep/kmemleak/fault-injection
+# kernel built from linux-source-6.1 and cached in /var/cache/raid5j-debug-kernel
+# (scripts/debug-kernel.sh).  check-debug: every scenario (T= to choose);
+# check-debug-core: the short list CI can afford.
+check-debug:
+	@$(CURDIR)/scripts/debug-kernel-check.sh $(T)
+
+check-debug-core:
+	@$(CURDIR)/scripts/debug-kernel-check.sh --core $(T)
+
 demo: deps
 	@$(MAKE) --no-print-directory module
 	@$(CURDIR)/tests/vm/demo.sh
@@ -113,4 +123,5 @@ distclean: clean
 	rm -rf $(BUILD)
 
 .PHONY: all kver md-headers module sparse style deps unit vm check demo \
+	check-debug check-debug-core \
 	install dkms-install clean distclean

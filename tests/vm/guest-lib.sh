@@ -327,7 +327,7 @@ fio_jobs() {
 # ---- kernel log --------------------------------------------------------
 
 # Lines of the kernel log that mean a kernel bug, whoever caused it.
-R5J_DMESG_BAD='BUG:|WARNING:|Oops|INFO: task .* blocked|general protection fault|kernel BUG|Kernel panic|UBSAN:|stack-protector|list_(add|del) corruption|refcount_t:'
+R5J_DMESG_BAD='BUG:|WARNING:|Oops|INFO: task .* blocked|general protection fault|kernel BUG|Kernel panic|UBSAN:|stack-protector|list_(add|del) corruption|refcount_t:|INFO: trying to register non-static key'
 
 # scan_dmesg: report each bad line once; return 1 if there was any.
 scan_dmesg() {
@@ -339,4 +339,56 @@ scan_dmesg() {
 		printf '%s\n' "$bad" > /run/r5j-dmesg-reported
 	fi
 	return 1
+}
+
+# ---- kmemleak (debug kernels only: tests/debug-kernel) -----------------
+
+R5J_KMEMLEAK=/sys/kernel/debug/kmemleak
+
+# kmemleak_start: no background scans; forget the leak suspects of the
+# boot, they are not ours.  init calls it before the guest script.
+kmemleak_start() {
+	[ -w "$R5J_KMEMLEAK" ] || return 0
+	echo scan=off > "$R5J_KMEMLEAK"
+	echo scan > "$R5J_KMEMLEAK"
+	echo clear > "$R5J_KMEMLEAK"
+}
+
+# kmemleak_check: init calls it after stopping the arrays.  Scan with the
+# personality still loaded (backtraces with symbols), unload it, scan
+# again; any unreferenced object fails the boot, printed on the console.
+kmemleak_check() {
+	[ -w "$R5J_KMEMLEAK" ] || return 0
+	local m n
+	sleep 5		# kmemleak leaves objects younger than 5 s alone
+	if ! echo scan > "$R5J_KMEMLEAK"; then
+		result "FAIL $R5J_TEST: kmemleak is disabled: $(dmesg | grep -m1 kmemleak)"
+		return 1
+	fi
+	cat "$R5J_KMEMLEAK" > /tmp/kmemleak.loaded
+	for m in raid5j raid456; do
+		grep -qw "^$m" /proc/modules || continue
+		if ! rmmod "$m" 2>/tmp/rmmod.err && ! grep -q '^md' /proc/mdstat; then
+			result "FAIL $R5J_TEST: rmmod $m with no array left: $(cat /tmp/rmmod.err)"
+		fi
+	done
+	echo scan > "$R5J_KMEMLEAK"
+	cat "$R5J_KMEMLEAK" > /tmp/kmemleak.unloaded
+	n=$(grep -c '^unreferenced object' /tmp/kmemleak.unloaded)
+	[ "$n" -gt 0 ] || return 0
+	echo "---- kmemleak: $n unreferenced object(s), scan with the module loaded ----"
+	cat /tmp/kmemleak.loaded
+	echo "---- kmemleak: after unloading the personality ----"
+	cat /tmp/kmemleak.unloaded
+	echo "---- end of kmemleak ----"
+	result "FAIL $R5J_TEST: kmemleak: $n unreferenced object(s), first allocated at: $(kmemleak_where)"
+	return 1
+}
+
+# kmemleak_where: the first callers (past the allocator) of the first leak.
+kmemleak_where() {
+	cat /tmp/kmemleak.loaded /tmp/kmemleak.unloaded |
+		sed -n '/^  backtrace:/,/^unreferenced/s/^ *\[<[0-9a-f]*>\] //p' |
+		grep -vE '^(0x|kmem_cache_alloc|kmalloc|__kmalloc|__kmem_cache_alloc|kmalloc_trace|slab_post_alloc|kmemleak_alloc|__alloc_pages|alloc_pages|kmalloc_order|mempool_alloc)' |
+		head -n 3 | tr '\n' ' '
 }

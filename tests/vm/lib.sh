@@ -47,10 +47,15 @@
 # VM_TIMEOUT, VM_MEM, VM_SMP, VM_CACHE, VM_DRIVE_OPTS (every disk of every
 # boot, e.g. for benchmarks), VM_APPEND (kernel command line), V=1 (console
 # on the terminal too).
+# Another kernel than Debian's (the debug lane, scripts/debug-kernel-check.sh):
+# VM_KERNEL (image to boot), VM_MODROOT (its modules are in
+# VM_MODROOT/lib/modules/KVER, read by mkinitramfs.sh), VM_TIMEOUT_SCALE
+# (multiplies every boot's timeout), R5J_BUILD (instead of build/: logs,
+# disks, initramfs).
 
 R5J_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 VM_DIR=$R5J_ROOT/tests/vm
-BUILD=$R5J_ROOT/build
+BUILD=${R5J_BUILD:-$R5J_ROOT/build}
 
 PERSONALITY=${PERSONALITY:-raid5j}
 R5J_KO=${R5J_KO:-$R5J_ROOT/raid5j.ko}
@@ -71,7 +76,7 @@ VM_BOOT_SECS=0
 _vm_qemu_pid=
 
 # Kernel-bug lines in the console (same list as the guest's scan_dmesg).
-VM_BAD_CONSOLE='BUG:|WARNING:|Oops|INFO: task .* blocked|general protection fault|kernel BUG|Kernel panic|UBSAN:|stack-protector|list_(add|del) corruption|refcount_t:'
+VM_BAD_CONSOLE='BUG:|WARNING:|Oops|INFO: task .* blocked|general protection fault|kernel BUG|Kernel panic|UBSAN:|stack-protector|list_(add|del) corruption|refcount_t:|INFO: trying to register non-static key'
 
 vm_fail() {
 	echo "FAIL $VM_TEST: $*"
@@ -292,7 +297,7 @@ vm_boot() {
 
 	local start now deadline kill_at='' st
 	start=$(_vm_now_ms)
-	deadline=$((start + $(_vm_secs_to_ms "$timeout")))
+	deadline=$((start + $(_vm_secs_to_ms "$timeout") * ${VM_TIMEOUT_SCALE:-1}))
 	"$VM_QEMU" "${args[@]}" < /dev/null >> "$VM_LOG" 2>&1 &
 	_vm_qemu_pid=$!
 	local follow=

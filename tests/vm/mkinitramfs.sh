@@ -24,7 +24,10 @@ die() { echo "mkinitramfs: error: $*" >&2; exit 1; }
 
 [ $# -eq 2 ] || die "usage: $0 KVER OUT.cpio"
 kver=$1 out=$2
-moddir=/lib/modules/$kver
+# VM_MODROOT: modules of a kernel not installed on the host (debug lane),
+# in VM_MODROOT/lib/modules/KVER; they land in the image's /lib/modules.
+modroot=${VM_MODROOT:-}
+moddir=$modroot/lib/modules/$kver
 [ -d "$moddir/kernel" ] || die "$moddir missing: is linux-image-$kver installed?"
 
 # Programs copied from the host, by name ($PATH lookup).
@@ -60,7 +63,7 @@ libs_of() {	# shared objects (and the ELF interpreter) of binaries "$@"
 }
 
 kos=$(for m in "${MODULES[@]}"; do
-	modprobe -C /dev/null -S "$kver" --show-depends "$m" ||
+	modprobe -C /dev/null ${modroot:+-d "$modroot"} -S "$kver" --show-depends "$m" ||
 		die "module $m not found for $kver"
 done | awk '$1 == "insmod" { print $2 }' | awk '!seen[$0]++')
 
@@ -100,7 +103,7 @@ usrpath() {
 
 put() {		# copy host file $1 (dereferenced) to the same place in the image
 	local dst
-	dst=$root$(usrpath "$1")
+	dst=$root$(usrpath "${1#"$modroot"}")
 	mkdir -p "$(dirname "$dst")"
 	cp -L "$1" "$dst"
 }

@@ -16,7 +16,8 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 export PERSONALITY=${PERSONALITY:-raid5j}
-logdir=$root/build/vm-logs
+build=${R5J_BUILD:-$root/build}
+logdir=$build/vm-logs
 mkdir -p "$logdir"
 
 tests=()
@@ -66,7 +67,7 @@ for t in "${tests[@]}"; do
 		echo "PASS $name (${secs}s)"
 		passed=$((passed + 1))
 		# disk images of a passing test are of no more use
-		rm -rf "$root/build/vm-disks/$name" "$root/build/boot/$name".*
+		rm -rf "$build/vm-disks/$name" "$build/boot/$name".*
 	elif [ $rc -eq 77 ]; then
 		echo "SKIP $name: $(grep -m1 '^SKIP' "$log" || echo skipped)"
 		skipped=$((skipped + 1))
