@@ -28,11 +28,11 @@
 #     allocations included) under 4 stamp writers: no write may fail, no
 #     member or journal may fail, every acknowledged write reads back,
 #     check: mismatch_cnt 0.
-#  4. assemble/stop: mdadm --assemble and --stop with exactly one failed
-#     allocation at a random point (/proc/thread-self/fail-nth), ASSEMBLIES
-#     (default 12) + STOPS (default 6) times: each either succeeds or fails
-#     cleanly, and a later plain assemble finds the array intact, with its
-#     journal, writable, data verified.
+#  4. start/stop: "echo active|inactive > md/array_state" with exactly one
+#     failed allocation at a random point of that write (fail-nth), ROUNDS
+#     (default 10) times each: each either succeeds or fails cleanly, and
+#     the array then starts whole, with its journal, writable; at the end
+#     a plain assemble finds the data intact.
 # All along: any KASAN report, lockdep splat, WARN, BUG, hang or leak
 # (kmemleak, debug kernels) fails the boot.
 #
@@ -215,7 +215,7 @@ J=j
 # ---- boot 2: allocation failures ---------------------------------------
 
 vm_boot --timeout 300 --env FAULT_LIB="$FAULT_LIB" --env J="$J" \
-	--env ASSEMBLIES="${ASSEMBLIES:-12}" --env STOPS="${STOPS:-6}" \
+	--env ASSEMBLIES="${ROUNDS:-10}" \
 	- d0 d1 d2 d3 j j2 <<'EOF' || vm_fail "boot 2 (allocation failures)"
 . /test/guest-lib.sh
 eval "$FAULT_LIB"
@@ -259,61 +259,86 @@ check mismatch /dev/md0
 fio_verify M-io-alloc /dev/md0 $FIO --verify_only
 pass "io-path allocation failures"
 
-# 4. one allocation failure at a random point of assemble / stop (mdadm
-# makes a few hundred eligible allocations, exec and ld.so included; each
-# failure is logged with its stack: verbose=2)
+# 4. one allocation failure at a random point of starting / stopping the
+# array: bash writes array_state itself (no exec in between), with
+# /proc/thread-self/fail-nth armed, so the N-th allocation of that very
+# write fails (md core and the personality's run() or stop paths); each
+# failure is logged with its stack (verbose=2).
 for a in failslab fail_page_alloc; do
 	fault $a probability=0 verbose=2 task-filter=N ignore-gfp-wait=N
 done
 fault fail_page_alloc min-order=0 ignore-gfp-highmem=N
-run mdadm --stop /dev/md0
-ok=0 failed=0
-for i in $(seq "$ASSEMBLIES"); do
-	nth=$((1 + RANDOM % 250))
-	sh -c "echo $nth > /proc/thread-self/fail-nth && exec mdadm --assemble /dev/md0 $MEMBERS" \
-		> /tmp/asm.out 2>&1
-	rc=$?
-	if [ $rc = 0 ] && grep -q '^md0 : active' /proc/mdstat; then
-		ok=$((ok + 1))
-		log "assemble with fail-nth $nth: ok: $(mdstat)"
-		# succeeded: then whole, with its journal, writable
-		grep -A1 '^md0' /proc/mdstat | grep -qF '[4/4] [UUUU]' &&
-			grep '^md0' /proc/mdstat | grep -q '(J)' &&
-			! grep -q '^md0 : active (' /proc/mdstat ||
-			fail "assemble with fail-nth $nth succeeded but: $(mdstat)"
-	else
-		failed=$((failed + 1))
-		log "assemble with fail-nth $nth: rc $rc: $(tail -n 1 /tmp/asm.out)"
-	fi
-	mdadm --stop /dev/md0 > /dev/null 2>&1
-	[ -e /sys/block/md0/md ] && [ "$(md_sysfs md0 array_state)" != clear ] &&
-		[ "$(md_sysfs md0 array_state)" != inactive ] &&
-		fail "md0 left $(md_sysfs md0 array_state) after a failed assemble (fail-nth $nth)"
-	check dmesg
-done
-say "assemble: $ok succeeded, $failed failed cleanly with one allocation failure"
-sok=0 sfailed=0 nth=
-for i in $(seq "$STOPS"); do
-	run mdadm --assemble /dev/md0 $MEMBERS
-	# what the previous stop, with its one allocation failure, left
-	journal_dead && fail "journal faulty after a stop with fail-nth $nth: $(mdstat)"
+A=/sys/block/md0/md/array_state
+
+# with_nth N CMD...: run CMD in a subshell whose N-th allocation fails;
+# prints "hit" when it was injected.
+with_nth() {
+	local n=$1
+	shift
+	(
+		echo "$n" > /proc/thread-self/fail-nth || exit 99
+		"$@"
+		rc=$?
+		read -r left < /proc/thread-self/fail-nth
+		echo 0 > /proc/thread-self/fail-nth
+		[ "$left" = 0 ] && echo hit >&2
+		exit $rc
+	)
+}
+set_state() {
+	echo "$1" > $A
+}
+
+# healthy: whole, with its journal, writable; a write goes through
+healthy() {
+	journal_dead && fail "$1: journal faulty: $(mdstat)"
 	check state '[4/4] [UUUU]' /dev/md0
+	grep '^md0' /proc/mdstat | grep -q '(J)' || fail "$1: no journal: $(mdstat)"
 	check readwrite /dev/md0
-	dd if=/dev/urandom of=/dev/md0 bs=4k count=8 seek=$((5000 + i * 8)) oflag=direct 2>/dev/null ||
-		fail "write after assemble $i failed (previous stop: fail-nth $nth)"
-	nth=$((1 + RANDOM % 120))
-	if sh -c "echo $nth > /proc/thread-self/fail-nth && exec mdadm --stop /dev/md0" > /tmp/stop.out 2>&1; then
-		sok=$((sok + 1))
-	else
-		sfailed=$((sfailed + 1))
-		log "stop with fail-nth $nth: $(tail -n 1 /tmp/stop.out)"
-		run mdadm --stop /dev/md0
+	dd if=/dev/urandom of=/dev/md0 bs=4k count=8 seek=$((5000 + RANDOM % 64 * 8)) \
+		oflag=direct 2>/dev/null || fail "$1: a write failed"
+}
+
+run set_state inactive
+starts=0 shits=0 sfails=0 stops=0 thits=0 tfails=0
+for i in $(seq "$ASSEMBLIES"); do
+	nth=$((1 + RANDOM % 2000))
+	with_nth $nth set_state active 2> /tmp/nth.err
+	rc=$?
+	grep -q hit /tmp/nth.err && shits=$((shits + 1))
+	starts=$((starts + 1))
+	st=$(cat $A)
+	if [ $rc != 0 ]; then
+		sfails=$((sfails + 1))
+		log "start with fail-nth $nth failed ($(head -n 1 /tmp/nth.err)): array_state $st"
+		case $st in inactive | clear) ;;
+		*) fail "a failed start (fail-nth $nth) left array_state '$st'" ;;
+		esac
+		run set_state active
 	fi
+	healthy "start with fail-nth $nth"
+	check dmesg
+
+	nth=$((1 + RANDOM % 400))
+	with_nth $nth set_state inactive 2> /tmp/nth.err
+	rc=$?
+	grep -q hit /tmp/nth.err && thits=$((thits + 1))
+	stops=$((stops + 1))
+	if [ $rc != 0 ] || [ "$(cat $A)" != inactive ]; then
+		tfails=$((tfails + 1))
+		log "stop with fail-nth $nth: rc $rc, array_state $(cat $A)"
+		run set_state inactive
+	fi
+	run set_state active
+	healthy "stop with fail-nth $nth, then start"
+	run set_state inactive
 	check dmesg
 done
-say "stop: $sok succeeded, $sfailed failed cleanly with one allocation failure"
-report assemble "$ok ok $failed failed"
-report stop "$sok ok $sfailed failed"
+say "start: $starts with fail-nth, $shits injected, $sfails failed cleanly; stop: $stops, $thits injected, $tfails failed"
+report start "$starts tries $shits injected $sfails failed"
+report stop "$stops tries $thits injected $tfails failed"
+run mdadm --stop /dev/md0
+nth=
 
 run mdadm --assemble /dev/md0 $MEMBERS
 journal_dead && fail "journal faulty after a stop with fail-nth $nth: $(mdstat)"
@@ -325,8 +350,8 @@ fio_verify M-final /dev/md0 $FIO --verify_only
 fio_verify W-final /dev/md0 --rw=randwrite --bs=4k --iodepth=8 --offset=90m --size=4m
 check mismatch /dev/md0
 run mdadm --stop /dev/md0
-pass "assemble/stop allocation failures"
+pass "start/stop allocation failures"
 EOF
 
-echo "I/O-path allocation failures: $(vm_val io_alloc_failures); assemble: $(vm_val assemble); stop: $(vm_val stop)"
+echo "I/O-path allocation failures: $(vm_val io_alloc_failures); start: $(vm_val start); stop: $(vm_val stop)"
 exit 0
