@@ -23,12 +23,17 @@ static u8 cover_mask(sector_t block, sector_t first, sector_t last)
 	return mask;
 }
 
-static void add_bio_share(struct r5j_conf *conf, struct bio *bi,
-			  sector_t block, bool is_write)
+/*
+ * Attach @bi's share of the block at array sector @block to its stripe:
+ * @sh if the caller already holds the stripe of that row, else a newly
+ * taken one.  Returns the stripe, still referenced.
+ */
+static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
+					struct bio *bi, sector_t block,
+					bool is_write, struct r5j_stripe *sh)
 {
 	struct mddev *mddev = conf->mddev;
 	struct r5j_stripe_map map;
-	struct r5j_stripe *sh;
 	struct r5j_bref *ref;
 	struct r5j_dev *dev;
 	sector_t dev_sector;
@@ -47,7 +52,9 @@ static void add_bio_share(struct r5j_conf *conf, struct bio *bi,
 		bm_seq = atomic64_inc_return(&conf->bm_write_seq);
 	}
 
-	sh = r5j_get_stripe(conf, dev_sector, 0);
+	if (!sh)
+		sh = r5j_get_stripe(conf, dev_sector, 0);
+	WARN_ON_ONCE(sh->sector != dev_sector);
 	dev = &sh->dev[dd_idx];
 	spin_lock_irq(&sh->lock);
 	if (is_write) {
@@ -60,19 +67,33 @@ static void add_bio_share(struct r5j_conf *conf, struct bio *bi,
 		r5j_blist_add(&dev->toread, ref);
 	}
 	spin_unlock_irq(&sh->lock);
-	set_bit(R5J_STRIPE_HANDLE, &sh->state);
-	r5j_release_stripe(sh);
+	return sh;
 }
 
-/* Send @bi through the stripe cache, one share per block. */
+/*
+ * Send @bi through the stripe cache, one share per block, a stripe row at
+ * a time: every block of the bio in one row is attached before the daemon
+ * may see the row, so a bio that covers a whole row is a full-stripe write
+ * (no pre-reads) although its blocks of one row are far apart in the bio.
+ */
 static void stripe_request(struct r5j_conf *conf, struct bio *bi)
 {
 	bool is_write = op_is_write(bio_op(bi));
-	sector_t block = bi->bi_iter.bi_sector & ~(sector_t)(R5J_STRIPE_SECTORS - 1);
-	sector_t last = bio_end_sector(bi);
+	struct r5j_rows rows;
+	u64 dev_sector, block;
 
-	for (; block < last; block += R5J_STRIPE_SECTORS)
-		add_bio_share(conf, bi, block, is_write);
+	r5j_rows_init(&rows, &conf->geom, bi->bi_iter.bi_sector,
+		      bio_end_sector(bi));
+	while (r5j_rows_next(&rows, &dev_sector)) {
+		struct r5j_stripe *sh = NULL;
+
+		while (r5j_rows_block(&rows, &block))
+			sh = add_bio_share(conf, bi, block, is_write, sh);
+		if (sh) {
+			set_bit(R5J_STRIPE_HANDLE, &sh->state);
+			r5j_release_stripe(sh);
+		}
+	}
 }
 
 static void aligned_read_end_io(struct bio *clone)

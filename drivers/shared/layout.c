@@ -332,6 +332,97 @@ void r5j_stripe_parity(const struct r5j_geom *g, u64 dev_sector,
 	r5j_parity_of_chunk_stripe(g, k, map);
 }
 
+/* Chunk offsets [o, o_hi) the range covers in any data chunk of stripe n. */
+static void r5j_rows_setup(struct r5j_rows *it)
+{
+	u32 chunk = it->g->chunk_sectors;
+	int dd = r5j_geom_data_disks(it->g), k;
+	u32 lo = chunk, hi = 0;
+
+	it->base = it->n * dd * chunk;
+	for (k = 0; k < dd; k++) {
+		u64 c = it->base + (u64)k * chunk;
+		u64 s = it->first > c ? it->first : c;
+		u64 e = it->last < c + chunk ? it->last : c + chunk;
+
+		if (s >= e)
+			continue;
+		if (s - c < lo)
+			lo = (u32)(s - c);
+		if (e - c > hi)
+			hi = (u32)(e - c);
+	}
+	it->o = lo & ~(u32)(R5J_STRIPE_SECTORS - 1);
+	it->o_hi = hi;
+	it->fresh = true;
+}
+
+void r5j_rows_init(struct r5j_rows *it, const struct r5j_geom *g,
+		   u64 first, u64 last)
+{
+	u32 dd = (u32)r5j_geom_data_disks(g), rem;
+
+	it->g = g;
+	it->first = first;
+	it->last = last;
+	it->k = 0;
+	if (first >= last) {
+		it->n = 1;
+		it->n_last = 0;
+		it->o = it->o_hi = 0;
+		it->fresh = false;
+		return;
+	}
+	it->n = r5j_div_u64_rem(r5j_div_u64_rem(first, g->chunk_sectors, &rem),
+				dd, &rem);
+	it->n_last = r5j_div_u64_rem(r5j_div_u64_rem(last - 1, g->chunk_sectors,
+						     &rem), dd, &rem);
+	r5j_rows_setup(it);
+}
+
+bool r5j_rows_block(struct r5j_rows *it, u64 *block)
+{
+	int dd = r5j_geom_data_disks(it->g);
+
+	while (it->k < dd) {
+		u64 b = it->base + (u64)it->k++ * it->g->chunk_sectors + it->o;
+
+		if (b + R5J_STRIPE_SECTORS > it->first && b < it->last) {
+			*block = b;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool r5j_rows_next(struct r5j_rows *it, u64 *dev_sector)
+{
+	u64 block;
+
+	for (;;) {
+		if (!it->fresh)
+			it->o += R5J_STRIPE_SECTORS;
+		it->fresh = false;
+		while (it->o >= it->o_hi) {
+			if (it->n >= it->n_last)
+				return false;
+			it->n++;
+			r5j_rows_setup(it);
+			it->fresh = false;
+		}
+		/*
+		 * A range that ends in one chunk and starts late in another
+		 * leaves rows in between with no block of it: skip those.
+		 */
+		it->k = 0;
+		if (r5j_rows_block(it, &block))
+			break;
+	}
+	it->k = 0;
+	*dev_sector = it->n * it->g->chunk_sectors + it->o;
+	return true;
+}
+
 u64 r5j_array_sector_of(const struct r5j_geom *g, u64 dev_sector, int dev_idx)
 {
 	struct r5j_stripe_map map;

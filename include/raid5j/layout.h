@@ -98,6 +98,32 @@ int r5j_syndrome_disks(const struct r5j_geom *g, const struct r5j_stripe_map *ma
 int r5j_syndrome_slot(const struct r5j_geom *g, const struct r5j_stripe_map *map,
 		      int dev_idx);
 
+/*
+ * The blocks of an array range, one stripe row at a time: every block of
+ * the range that lives in a row comes out before the next row starts, so a
+ * caller can attach a request to each stripe once.  Array sector
+ * (n * data_disks + k) * chunk + o lies in row (n, o), whatever the layout.
+ *
+ *	r5j_rows_init(&it, g, first, last);
+ *	while (r5j_rows_next(&it, &dev_sector))
+ *		while (r5j_rows_block(&it, &block))
+ *			... block: array sector, multiple of 8, in row dev_sector
+ */
+struct r5j_rows {
+	const struct r5j_geom *g;
+	u64 first, last;	/* the range, array sectors */
+	u64 n, n_last;		/* chunk stripe: current and last */
+	u64 base;		/* array sector of chunk stripe n */
+	u32 o, o_hi;		/* current offset in the chunk, end of row */
+	int k;			/* next data chunk of the row to look at */
+	bool fresh;		/* o is a row not yet returned */
+};
+
+void r5j_rows_init(struct r5j_rows *it, const struct r5j_geom *g,
+		   u64 first, u64 last);
+bool r5j_rows_next(struct r5j_rows *it, u64 *dev_sector);
+bool r5j_rows_block(struct r5j_rows *it, u64 *block);
+
 /* Array size in sectors for members of dev_sectors (rounded to chunks). */
 u64 r5j_array_size(const struct r5j_geom *g, u64 dev_sectors);
 

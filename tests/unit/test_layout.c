@@ -361,6 +361,80 @@ static void test_large_sectors(void)
 	}
 }
 
+/*
+ * r5j_rows: each block of a range comes out exactly once, in the row its
+ * dev sector says, rows never repeat, and nothing outside the range.
+ */
+static void check_rows(const struct r5j_geom *g, u64 first, u64 last)
+{
+	u64 lo = first & ~7ull, nblocks = first < last ? (last + 7 - lo) / 8 : 0;
+	u64 dev, prev_dev = 0, block, seen = 0;
+	unsigned char *hit = calloc(nblocks + 1, 1);
+	struct r5j_rows it;
+	int rows = 0;
+
+	TEST_NOTE("level %d layout %d n %d chunk %u range %llu-%llu",
+		  g->level, g->layout, g->raid_disks, g->chunk_sectors,
+		  (unsigned long long)first, (unsigned long long)last);
+	r5j_rows_init(&it, g, first, last);
+	while (r5j_rows_next(&it, &dev)) {
+		int in_row = 0;
+
+		CHECK(rows == 0 || dev != prev_dev);
+		prev_dev = dev;
+		rows++;
+		while (r5j_rows_block(&it, &block)) {
+			struct r5j_stripe_map map;
+			int m;
+
+			in_row++;
+			if (!CHECK(block % 8 == 0 && block >= lo &&
+				   block < last))
+				continue;
+			CHECK_EQ(r5j_map_array_sector(g, block, &m, &map), dev);
+			CHECK_EQ(hit[(block - lo) / 8], 0);
+			hit[(block - lo) / 8] = 1;
+			seen++;
+		}
+		CHECK(in_row > 0);
+	}
+	CHECK_EQ(seen, nblocks);
+	free(hit);
+}
+
+static void test_rows(void)
+{
+	static const u32 chunks[] = { 8, 16, 24, 128, 1024 };
+	unsigned int seed = 12345;
+	int l, n, c, i;
+
+	for (l = 0; l < NR_LAYOUTS; l++) {
+		for (n = min_disks(layouts[l].level); n <= 9; n += 2) {
+			for (c = 0; c < 5; c++) {
+				struct r5j_geom g = geom(layouts[l].level,
+							 layouts[l].layout, n,
+							 chunks[c]);
+				u64 row = (u64)chunks[c] *
+					  r5j_geom_data_disks(&g);
+
+				/* whole rows, one block, empty, unaligned */
+				check_rows(&g, 0, row);
+				check_rows(&g, row, 3 * row);
+				check_rows(&g, 8, 16);
+				check_rows(&g, 40, 40);
+				check_rows(&g, 3, 5);
+				check_rows(&g, (1ull << 40) + 1, (1ull << 40) + row + 9);
+				for (i = 0; i < 40; i++) {
+					u64 first = rand_r(&seed) % (8 * row);
+					u64 len = 1 + rand_r(&seed) % (3 * row);
+
+					check_rows(&g, first, first + len);
+				}
+			}
+		}
+	}
+}
+
 static void test_array_size(void)
 {
 	int l, n, c;
@@ -620,6 +694,7 @@ int main(void)
 	RUN_TEST(test_map_raid5);
 	RUN_TEST(test_map_raid6);
 	RUN_TEST(test_large_sectors);
+	RUN_TEST(test_rows);
 	RUN_TEST(test_array_size);
 	RUN_TEST(test_mainline_table);
 	return TEST_DONE();
