@@ -529,21 +529,22 @@ bool r5j_journal_idle(struct r5j_journal *log)
 	return idle;
 }
 
-/* Write an empty meta block (a unit with no payloads) at @pos, stable. */
+/*
+ * Write an empty meta block (a unit with no payloads) at @pos, stable.
+ * Uses the page set aside at init: a stop or quiesce under memory pressure
+ * must not fail the journal for want of a page.  Callers hold
+ * reconfig_mutex or run before the array starts, so one page serves all.
+ */
 int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq)
 {
-	struct page *page = alloc_page(GFP_NOIO);
-	int err = 0;
+	struct page *page = log->empty_page;
 
-	if (!page)
-		return -ENOMEM;
 	r5j_meta_init(page_address(page), pos, seq);
 	r5j_meta_seal(page_address(page), log->fmt.seed);
 	if (!sync_page_io(log->rdev, pos, PAGE_SIZE, page,
 			  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
-		err = -EIO;
-	put_page(page);
-	return err;
+		return -EIO;
+	return 0;
 }
 
 /*
@@ -674,6 +675,9 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	err = mempool_init_page_pool(&log->meta_pool, 4, 0);
 	if (err)
 		goto fail;
+	log->empty_page = alloc_page(GFP_KERNEL);
+	if (!log->empty_page)
+		goto fail;
 	log->reclaim_thread = md_register_thread(r5j_reclaim_thread, mddev,
 						 "reclaim");
 	if (!log->reclaim_thread) {
@@ -684,6 +688,8 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	conf->log = log;
 	return 0;
 fail:
+	if (log->empty_page)
+		put_page(log->empty_page);
 	bioset_exit(&log->bs);
 	mempool_exit(&log->unit_pool);
 	mempool_exit(&log->meta_pool);
@@ -703,6 +709,7 @@ void r5j_journal_exit(struct r5j_conf *conf)
 		list_del(&unit->list);
 		free_unit(unit);
 	}
+	put_page(log->empty_page);
 	bioset_exit(&log->bs);
 	mempool_exit(&log->unit_pool);
 	mempool_exit(&log->meta_pool);

@@ -71,6 +71,7 @@ struct r5j_journal {
 	struct bio_set bs;
 	mempool_t unit_pool;
 	mempool_t meta_pool;
+	struct page *empty_page;	/* r5j_journal_write_empty() */
 };
 
 int r5j_journal_recover(struct r5j_journal *log);
