@@ -14,7 +14,7 @@
 #	   initial resync
 #	         \                            /
 #	          fio 4k randwrite in 16M-24M of each, qemu SIGKILLed
-#	          2 s after "mark writing" (a power cut)
+#	          2 s after md0's bitmap shows dirty bits on disk (a power cut)
 #
 #	boot 1  create both, fio-verified data "pre" (128M+4M / 64M+4M),
 #	        md0's bitmap must be clean on disk within 30 s (mdadm -X;
@@ -83,7 +83,17 @@ fio --direct=1 --ioengine=libaio --rw=randwrite --bs=4k --iodepth=16 \
 	--offset=16m --size=8m --time_based --runtime=100 --randrepeat=0 \
 	--name=w0 --filename=/dev/md0 --name=w1 --filename=/dev/md1 \
 	> /dev/null 2>&1 &
-sleep 1
+# the power cut must come after writes are under way: the bitmap bits
+# are set on disk before the first write goes to a member, so wait for them
+t=0
+while :; do
+	blockdev --flushbufs $b0
+	dirty=$(mdadm -X $b0 | sed -n 's/^ *Bitmap : .* bits (chunks), \([0-9]*\) dirty.*/\1/p')
+	[ "${dirty:-0}" -gt 0 ] && break
+	[ $t -ge 300 ] && fail "no dirty bits 30 s into the random writes"
+	sleep 0.1
+	t=$((t + 1))
+done
 grep -A1 '^md0 ' /proc/mdstat
 mark writing
 wait
