@@ -369,7 +369,8 @@ void r5j_rows_init(struct r5j_rows *it, const struct r5j_geom *g,
 	if (first >= last) {
 		it->n = 1;
 		it->n_last = 0;
-		it->o = it->o_hi = 0;
+		it->o = 0;
+		it->o_hi = 0;
 		it->fresh = false;
 		return;
 	}
