@@ -85,7 +85,9 @@ struct r5j_blist {
  */
 struct r5j_io {
 	struct r5j_stripe *sh;
+	struct md_rdev *rdev;	/* member of the I/O in flight */
 	int idx;
+	bool replacement;	/* to the member's replacement */
 	struct bio_vec vec;
 	struct bio bio;		/* last */
 };
@@ -98,8 +100,8 @@ struct r5j_dev {
 	sector_t array_sector;	/* array sector of this block (data only) */
 	unsigned long flags;
 	u8 towrite_mask;	/* sectors of the block covered by towrite */
-	struct md_rdev *rdev;	/* member of the I/O in flight */
 	struct r5j_io *io;	/* member I/O for this block */
+	struct r5j_io *rio;	/* its copy to the member's replacement */
 };
 
 struct r5j_conf;
@@ -133,8 +135,14 @@ struct r5j_stripe {
 	struct r5j_dev dev[];
 };
 
+/*
+ * A member slot.  During `mdadm --replace` the slot has two devices: the
+ * member, still read and written, and its replacement, written as well and
+ * filled by recovery; once it is in sync it takes over the slot.
+ */
 struct r5j_disk {
 	struct md_rdev __rcu *rdev;
+	struct md_rdev __rcu *replacement;
 };
 
 struct r5j_stats {
@@ -267,6 +275,13 @@ static inline struct r5j_bref *r5j_blist_pop(struct r5j_blist *l)
 			l->tail = &l->head;
 	}
 	return ref;
+}
+
+/* Member @i's replacement, with reconfig_mutex held. */
+static inline struct md_rdev *r5j_repl_locked(struct r5j_conf *conf, int i)
+{
+	return rcu_dereference_protected(conf->disks[i].replacement,
+			lockdep_is_held(&conf->mddev->reconfig_mutex));
 }
 
 /* Member @i's rdev, with reconfig_mutex held. */

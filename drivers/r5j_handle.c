@@ -26,6 +26,19 @@ struct r5j_state {
 	DECLARE_BITMAP(writable, R5J_MAX_DISKS);
 };
 
+static bool usable(struct md_rdev *rdev)
+{
+	return rdev && !test_bit(Faulty, &rdev->flags);
+}
+
+/* @rdev holds the current contents of the stripe at @sector. */
+static bool holds_stripe(struct md_rdev *rdev, sector_t sector)
+{
+	return usable(rdev) &&
+	       (test_bit(In_sync, &rdev->flags) ||
+		sector + R5J_STRIPE_SECTORS <= rdev->recovery_offset);
+}
+
 static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 {
 	struct r5j_conf *conf = sh->conf;
@@ -37,13 +50,13 @@ static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 	rcu_read_lock();
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
-		bool usable = rdev && !test_bit(Faulty, &rdev->flags);
+		struct md_rdev *repl = rcu_dereference(conf->disks[i].replacement);
 
-		if (usable)
+		if (usable(rdev) || usable(repl))
 			__set_bit(i, s->writable);
-		if (usable && !test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
-		    (test_bit(In_sync, &rdev->flags) ||
-		     sh->sector + R5J_STRIPE_SECTORS <= rdev->recovery_offset)) {
+		if (!test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
+		    (holds_stripe(rdev, sh->sector) ||
+		     holds_stripe(repl, sh->sector))) {
 			__set_bit(i, s->readable);
 			continue;
 		}
@@ -60,7 +73,7 @@ static void r5j_end_io(struct bio *bio)
 	struct r5j_stripe *sh = io->sh;
 	struct r5j_dev *dev = &sh->dev[io->idx];
 	struct r5j_conf *conf = sh->conf;
-	struct md_rdev *rdev = dev->rdev;
+	struct md_rdev *rdev = io->rdev;
 	bool is_write = op_is_write(bio_op(bio));
 
 	if (bio->bi_status) {
@@ -68,36 +81,28 @@ static void r5j_end_io(struct bio *bio)
 				   mdname(conf->mddev),
 				   is_write ? "write" : "read", rdev->bdev,
 				   (unsigned long long)sh->sector);
-		set_bit(is_write ? R5J_WRITE_ERROR : R5J_READ_ERROR,
-			&dev->flags);
+		/* a replacement's write error costs the replacement only */
+		if (!io->replacement)
+			set_bit(is_write ? R5J_WRITE_ERROR : R5J_READ_ERROR,
+				&dev->flags);
 		md_error(conf->mddev, rdev);
 	} else if (!is_write) {
 		set_bit(R5J_UPTODATE, &dev->flags);
 	}
 	bio_uninit(bio);
-	clear_bit(R5J_LOCKED, &dev->flags);
+	if (!io->replacement)
+		clear_bit(R5J_LOCKED, &dev->flags);
 	rdev_dec_pending(rdev, conf->mddev);
 	set_bit(R5J_STRIPE_HANDLE, &sh->state);
 	atomic_dec(&sh->io_pending);
 	r5j_release_stripe(sh);
 }
 
-/* Start I/O of block @i to its member; false if the member is gone. */
-static bool submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
-			 bool sync_io)
+static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
+		      struct md_rdev *rdev, blk_opf_t opf, bool sync_io)
 {
 	struct r5j_conf *conf = sh->conf;
-	struct r5j_dev *dev = &sh->dev[i];
-	struct md_rdev *rdev;
-
-	rcu_read_lock();
-	rdev = rcu_dereference(conf->disks[i].rdev);
-	if (!rdev || test_bit(Faulty, &rdev->flags)) {
-		rcu_read_unlock();
-		return false;
-	}
-	atomic_inc(&rdev->nr_pending);
-	rcu_read_unlock();
+	struct r5j_dev *dev = &sh->dev[io->idx];
 
 	if (op_is_write(opf))
 		atomic64_inc(&conf->stats.member_writes);
@@ -106,18 +111,69 @@ static bool submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 	if (sync_io)
 		md_sync_acct(rdev->bdev, R5J_STRIPE_SECTORS);
 
-	dev->rdev = rdev;
-	bio_init(&dev->io->bio, rdev->bdev, &dev->io->vec, 1, opf);
-	dev->io->bio.bi_iter.bi_sector = sh->sector + rdev->data_offset;
-	__bio_add_page(&dev->io->bio, dev->page, PAGE_SIZE, 0);
-	dev->io->bio.bi_end_io = r5j_end_io;
-	if (!op_is_write(opf))
-		clear_bit(R5J_UPTODATE, &dev->flags);
-	set_bit(R5J_LOCKED, &dev->flags);
+	io->rdev = rdev;
+	bio_init(&io->bio, rdev->bdev, &io->vec, 1, opf);
+	io->bio.bi_iter.bi_sector = sh->sector + rdev->data_offset;
+	__bio_add_page(&io->bio, dev->page, PAGE_SIZE, 0);
+	io->bio.bi_end_io = r5j_end_io;
 	atomic_inc(&sh->io_pending);
 	atomic_inc(&sh->count);
-	submit_bio_noacct(&dev->io->bio);
-	return true;
+	submit_bio_noacct(&io->bio);
+}
+
+#define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */
+#define R5J_IO_REPL	2	/* write the replacement only */
+
+/*
+ * Start I/O of block @i.  A read goes to the member if it holds the block,
+ * else to its replacement if that does.  A write goes to the member and to
+ * its replacement (R5J_IO_REPL: the replacement alone).  Returns the
+ * number of I/Os started: 0 if no device can take it.
+ */
+static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
+			int flags)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct r5j_dev *dev = &sh->dev[i];
+	struct md_rdev *rdev, *repl;
+	bool write = op_is_write(opf);
+	int n = 0;
+
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[i].rdev);
+	repl = rcu_dereference(conf->disks[i].replacement);
+	if (!usable(rdev) || (write && (flags & R5J_IO_REPL)))
+		rdev = NULL;
+	if (!usable(repl))
+		repl = NULL;
+	if (!write) {
+		/* one read: the member unless only the replacement has it */
+		if (repl && (!rdev || !holds_stripe(rdev, sh->sector)) &&
+		    holds_stripe(repl, sh->sector))
+			rdev = repl;
+		repl = NULL;
+	}
+	if (rdev)
+		atomic_inc(&rdev->nr_pending);
+	if (repl)
+		atomic_inc(&repl->nr_pending);
+	rcu_read_unlock();
+
+	if (write && !rdev && !(flags & (R5J_IO_SYNC | R5J_IO_REPL)))
+		set_bit(R5J_STRIPE_DEGRADED, &sh->state);	/* keep bitmap bit */
+	if (rdev) {
+		/* LOCKED follows the member's I/O: its end_io clears it */
+		if (!write)
+			clear_bit(R5J_UPTODATE, &dev->flags);
+		set_bit(R5J_LOCKED, &dev->flags);
+		submit_io(sh, dev->io, rdev, opf, flags & R5J_IO_SYNC);
+		n++;
+	}
+	if (repl) {
+		submit_io(sh, dev->rio, repl, opf, flags & R5J_IO_SYNC);
+		n++;
+	}
+	return n;
 }
 
 /* Member block addresses of @sh, indexed by member (daemon scratch). */
@@ -196,7 +252,7 @@ static bool ensure_blocks(struct r5j_stripe *sh, struct r5j_state *s,
 			continue;
 		if (!test_bit(i, s->readable))
 			need_compute = true;
-		else if (submit_block(sh, i, REQ_OP_READ, false))
+		else if (submit_block(sh, i, REQ_OP_READ, 0))
 			reads++;
 		else
 			lost = true;
@@ -207,7 +263,7 @@ static bool ensure_blocks(struct r5j_stripe *sh, struct r5j_state *s,
 			    test_bit(R5J_UPTODATE, &sh->dev[i].flags) ||
 			    test_bit(R5J_LOCKED, &sh->dev[i].flags))
 				continue;
-			if (submit_block(sh, i, REQ_OP_READ, false))
+			if (submit_block(sh, i, REQ_OP_READ, 0))
 				reads++;
 			else
 				lost = true;
@@ -386,11 +442,8 @@ static void submit_member_writes(struct r5j_stripe *sh)
 		if (!r5j_is_parity(sh, i) &&
 		    r5j_blist_empty(&sh->dev[i].written))
 			continue;
-		if (submit_block(sh, i, REQ_OP_WRITE | (fua ? REQ_FUA : 0),
-				 false))
-			writes++;
-		else
-			set_bit(R5J_STRIPE_DEGRADED, &sh->state);
+		writes += submit_block(sh, i,
+				       REQ_OP_WRITE | (fua ? REQ_FUA : 0), 0);
 	}
 	if (!writes)
 		set_bit(R5J_STRIPE_HANDLE, &sh->state);	/* finish next pass */
@@ -628,6 +681,25 @@ static bool handle_reads(struct r5j_stripe *sh, struct r5j_state *s)
 	return handle_reads(sh, s);
 }
 
+/*
+ * Recovery: member @i is readable (not among the failed, which are written
+ * whole) and has a replacement still being filled.
+ */
+static bool want_replacement_copy(struct r5j_stripe *sh, struct r5j_state *s,
+				  int i)
+{
+	struct md_rdev *repl;
+	bool want;
+
+	if (!test_bit(i, s->readable))
+		return false;
+	rcu_read_lock();
+	repl = rcu_dereference(sh->conf->disks[i].replacement);
+	want = usable(repl) && !test_bit(In_sync, &repl->flags);
+	rcu_read_unlock();
+	return want;
+}
+
 /* One stripe of resync, check, repair or rebuild. */
 static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 {
@@ -647,14 +719,21 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 	if (!ensure_blocks(sh, s, want))
 		return;
 
-	if (s->failed) {
+	if (s->failed || !test_bit(MD_RECOVERY_SYNC, &mddev->recovery)) {
 		/* rebuild: write computed blocks to members being recovered */
 		for (i = 0; i < s->failed && i < 2; i++) {
 			int f = s->failed_num[i];
 
-			if (test_bit(f, s->writable) &&
-			    submit_block(sh, f, REQ_OP_WRITE, true))
-				writes++;
+			if (test_bit(f, s->writable))
+				writes += submit_block(sh, f, REQ_OP_WRITE,
+						       R5J_IO_SYNC);
+		}
+		/* and copy to replacements the blocks their members hold */
+		for (i = 0; i < conf->raid_disks; i++) {
+			if (want_replacement_copy(sh, s, i))
+				writes += submit_block(sh, i, REQ_OP_WRITE,
+						       R5J_IO_SYNC |
+						       R5J_IO_REPL);
 		}
 	} else {
 		int bad = r5j_check_parity(&conf->geom, &sh->map,
@@ -673,10 +752,12 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 				compute_parity(sh);
 				if (bad & R5J_P_BAD)
 					writes += submit_block(sh, sh->map.pd_idx,
-							       REQ_OP_WRITE, true);
+							       REQ_OP_WRITE,
+							       R5J_IO_SYNC);
 				if (bad & R5J_Q_BAD)
 					writes += submit_block(sh, sh->map.qd_idx,
-							       REQ_OP_WRITE, true);
+							       REQ_OP_WRITE,
+							       R5J_IO_SYNC);
 			}
 		}
 	}

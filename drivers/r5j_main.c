@@ -23,6 +23,9 @@ int r5j_calc_degraded(struct r5j_conf *conf)
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
 
+		/* a replacement in sync stands for its failed member */
+		if (!rdev || test_bit(Faulty, &rdev->flags))
+			rdev = rcu_dereference(conf->disks[i].replacement);
 		if (!rdev || test_bit(Faulty, &rdev->flags) ||
 		    !test_bit(In_sync, &rdev->flags))
 			degraded++;
@@ -150,6 +153,7 @@ static int refuse_unsupported(struct mddev *mddev)
 static struct r5j_conf *setup_conf(struct mddev *mddev)
 {
 	struct r5j_conf *conf;
+	struct r5j_disk *disk;
 	struct md_rdev *rdev;
 	const char *why = NULL;
 	char pers_name[6];
@@ -199,12 +203,35 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 		if (test_bit(Journal, &rdev->flags) ||
 		    rdev->raid_disk < 0 || rdev->raid_disk >= conf->raid_disks)
 			continue;
-		RCU_INIT_POINTER(conf->disks[rdev->raid_disk].rdev, rdev);
+		disk = &conf->disks[rdev->raid_disk];
+		if (test_bit(Replacement, &rdev->flags)) {
+			if (rcu_access_pointer(disk->replacement))
+				goto bad_slot;
+			RCU_INIT_POINTER(disk->replacement, rdev);
+			pr_info("md/raid:%s: device %pg replacing raid disk %d\n",
+				mdname(mddev), rdev->bdev, rdev->raid_disk);
+			conf->fullsync = true;
+			continue;
+		}
+		if (rcu_access_pointer(disk->rdev))
+			goto bad_slot;
+		RCU_INIT_POINTER(disk->rdev, rdev);
 		if (test_bit(In_sync, &rdev->flags))
 			pr_info("md/raid:%s: device %pg operational as raid disk %d\n",
 				mdname(mddev), rdev->bdev, rdev->raid_disk);
 		else if (rdev->saved_raid_disk != rdev->raid_disk)
 			conf->fullsync = true;	/* not a re-add: rebuild all */
+	}
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct md_rdev *repl = r5j_repl_locked(conf, i);
+
+		/* a replacement whose member is gone takes the slot */
+		if (repl && !r5j_rdev_locked(conf, i)) {
+			RCU_INIT_POINTER(conf->disks[i].rdev, repl);
+			RCU_INIT_POINTER(conf->disks[i].replacement, NULL);
+			clear_bit(Replacement, &repl->flags);
+		}
 	}
 
 	for (i = 0; i < ARRAY_SIZE(conf->spare_page); i++) {
@@ -244,6 +271,12 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 		goto abort;
 	}
 	return conf;
+
+bad_slot:
+	pr_err("md/raid:%s: %pg and another device both claim raid disk %d\n",
+	       mdname(mddev), rdev->bdev, rdev->raid_disk);
+	free_conf(conf);
+	return ERR_PTR(-EINVAL);
 
 abort:
 	pr_err("md/raid:%s: couldn't allocate %dkB for buffers\n",
@@ -464,6 +497,20 @@ static int r5j_hot_add(struct mddev *mddev, struct md_rdev *rdev)
 		rcu_assign_pointer(conf->disks[disk].rdev, rdev);
 		return 0;
 	}
+	/* no slot empty: become the replacement of a member that wants one */
+	for (disk = first; disk <= last; disk++) {
+		struct md_rdev *member = r5j_rdev_locked(conf, disk);
+
+		if (!member || !test_bit(WantReplacement, &member->flags) ||
+		    r5j_repl_locked(conf, disk))
+			continue;
+		clear_bit(In_sync, &rdev->flags);
+		set_bit(Replacement, &rdev->flags);
+		rdev->raid_disk = disk;
+		conf->fullsync = true;	/* copy everything, not the bitmap's */
+		rcu_assign_pointer(conf->disks[disk].replacement, rdev);
+		return 0;
+	}
 	return -EEXIST;
 }
 
@@ -471,6 +518,8 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 {
 	struct r5j_conf *conf = mddev->private;
 	int number = rdev->raid_disk;
+	struct md_rdev __rcu **slot;
+	struct md_rdev *repl;
 	struct r5j_disk *p;
 
 	if (test_bit(Journal, &rdev->flags)) {
@@ -484,24 +533,44 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 	if (number < 0 || number >= conf->raid_disks)
 		return 0;
 	p = &conf->disks[number];
-	if (rcu_access_pointer(p->rdev) != rdev)
+	if (rcu_access_pointer(p->rdev) == rdev)
+		slot = &p->rdev;
+	else if (rcu_access_pointer(p->replacement) == rdev)
+		slot = &p->replacement;
+	else
 		return 0;
 	if (test_bit(In_sync, &rdev->flags) || atomic_read(&rdev->nr_pending))
 		return -EBUSY;
-	/* a working member being rebuilt goes only if rebuild cannot work */
+	/*
+	 * A working device being rebuilt goes only if rebuild cannot work;
+	 * a member whose replacement is there may go (the replacement then
+	 * takes the slot and carries on).
+	 */
 	if (!test_bit(Faulty, &rdev->flags) &&
 	    mddev->recovery_disabled != conf->recovery_disabled &&
-	    !r5j_has_failed(conf))
+	    !r5j_has_failed(conf) &&
+	    (!rcu_access_pointer(p->replacement) ||
+	     rcu_access_pointer(p->replacement) == rdev))
 		return -EBUSY;
-	RCU_INIT_POINTER(p->rdev, NULL);
+	RCU_INIT_POINTER(*slot, NULL);
 	if (!test_bit(RemoveSynchronized, &rdev->flags)) {
 		synchronize_rcu();
 		if (atomic_read(&rdev->nr_pending)) {
 			/* lost a race with new I/O: try again later */
-			rcu_assign_pointer(p->rdev, rdev);
+			rcu_assign_pointer(*slot, rdev);
 			return -EBUSY;
 		}
 	}
+	repl = rcu_access_pointer(p->replacement);
+	if (repl) {
+		/* the member is gone: its replacement is the member now */
+		rcu_assign_pointer(p->rdev, repl);
+		clear_bit(Replacement, &repl->flags);
+		/* readers see the same device twice, never neither */
+		smp_mb();
+		rcu_assign_pointer(p->replacement, NULL);
+	}
+	clear_bit(WantReplacement, &rdev->flags);
 	return 0;
 }
 
@@ -513,10 +582,26 @@ static int r5j_spare_active(struct mddev *mddev)
 
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct md_rdev *rdev = r5j_rdev_locked(conf, i);
+		struct md_rdev *repl = r5j_repl_locked(conf, i);
 
-		if (rdev && rdev->recovery_offset == MaxSector &&
-		    !test_bit(Faulty, &rdev->flags) &&
-		    !test_and_set_bit(In_sync, &rdev->flags)) {
+		if (repl && repl->recovery_offset == MaxSector &&
+		    !test_bit(Faulty, &repl->flags) &&
+		    !test_and_set_bit(In_sync, &repl->flags)) {
+			/* the copy is complete: the member leaves the array */
+			if (!rdev || !test_and_clear_bit(In_sync, &rdev->flags))
+				count++;
+			if (rdev) {
+				set_bit(Faulty, &rdev->flags);
+				sysfs_notify_dirent_safe(rdev->sysfs_state);
+			}
+			sysfs_notify_dirent_safe(repl->sysfs_state);
+			if (rdev)
+				pr_info("md/raid:%s: raid disk %d: %pg replaced by %pg\n",
+					mdname(mddev), i, rdev->bdev,
+					repl->bdev);
+		} else if (rdev && rdev->recovery_offset == MaxSector &&
+			   !test_bit(Faulty, &rdev->flags) &&
+			   !test_and_set_bit(In_sync, &rdev->flags)) {
 			count++;
 			sysfs_notify_dirent_safe(rdev->sysfs_state);
 		}

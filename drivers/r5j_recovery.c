@@ -106,16 +106,19 @@ static void replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 	struct r5j_conf *conf = rc->conf;
 	int i;
 
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < conf->raid_disks * 2; i++) {
+		int member = i % conf->raid_disks;
 		struct md_rdev *rdev;
 
-		if (!rs->blocks[i])
+		if (!rs->blocks[member])
 			continue;
-		rdev = r5j_rdev_locked(conf, i);
+		/* the member, then its replacement (mid `mdadm --replace`) */
+		rdev = i < conf->raid_disks ? r5j_rdev_locked(conf, member) :
+		       r5j_repl_locked(conf, member);
 		if (!rdev || test_bit(Faulty, &rdev->flags))
 			continue;	/* parity carries it */
-		if (!sync_page_io(rdev, rs->sector, PAGE_SIZE, rs->blocks[i],
-				  REQ_OP_WRITE, false)) {
+		if (!sync_page_io(rdev, rs->sector, PAGE_SIZE,
+				  rs->blocks[member], REQ_OP_WRITE, false)) {
 			pr_err("md/raid:%s: journal replay: write to %pg failed\n",
 			       mdname(conf->mddev), rdev->bdev);
 			md_error(conf->mddev, rdev);

@@ -20,6 +20,7 @@ static void free_stripe(struct r5j_stripe *sh, int disks)
 		if (sh->dev[i].page)
 			put_page(sh->dev[i].page);
 		kfree(sh->dev[i].io);
+		kfree(sh->dev[i].rio);
 	}
 	kfree(sh);
 }
@@ -35,12 +36,16 @@ static struct r5j_stripe *alloc_stripe(struct r5j_conf *conf, gfp_t gfp)
 	for (i = 0; i < conf->raid_disks; i++) {
 		sh->dev[i].page = alloc_page(gfp);
 		sh->dev[i].io = kzalloc(sizeof(*sh->dev[i].io), gfp);
-		if (!sh->dev[i].page || !sh->dev[i].io) {
+		sh->dev[i].rio = kzalloc(sizeof(*sh->dev[i].rio), gfp);
+		if (!sh->dev[i].page || !sh->dev[i].io || !sh->dev[i].rio) {
 			free_stripe(sh, conf->raid_disks);
 			return NULL;
 		}
 		sh->dev[i].io->sh = sh;
 		sh->dev[i].io->idx = i;
+		sh->dev[i].rio->sh = sh;
+		sh->dev[i].rio->idx = i;
+		sh->dev[i].rio->replacement = true;
 		r5j_blist_init(&sh->dev[i].toread);
 		r5j_blist_init(&sh->dev[i].towrite);
 		r5j_blist_init(&sh->dev[i].written);
