@@ -719,7 +719,7 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 	if (!ensure_blocks(sh, s, want))
 		return;
 
-	if (s->failed || !test_bit(MD_RECOVERY_SYNC, &mddev->recovery)) {
+	if (!test_bit(MD_RECOVERY_SYNC, &mddev->recovery)) {
 		/* rebuild: write computed blocks to members being recovered */
 		for (i = 0; i < s->failed && i < 2; i++) {
 			int f = s->failed_num[i];
@@ -735,7 +735,11 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 						       R5J_IO_SYNC |
 						       R5J_IO_REPL);
 		}
-	} else {
+	} else if (!s->failed || (s->failed == 1 && conf->max_degraded == 2)) {
+		/*
+		 * Resync, check, repair.  RAID6 with one block lost: it was
+		 * just rebuilt from one parity, so the other one is checked.
+		 */
 		int bad = r5j_check_parity(&conf->geom, &sh->map,
 					   stripe_blocks(sh), &conf->pw);
 
@@ -761,6 +765,7 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 			}
 		}
 	}
+	/* else: no redundancy left to check against */
 	if (writes) {
 		set_bit(R5J_STRIPE_SYNC_IO, &sh->state);
 		return;

@@ -26,15 +26,18 @@
 #    the array reads back the injected bytes there;
 #  - with the original data written back, all data verifies, also with
 #    the member(s) failed whose data the repaired P/Q must rebuild;
+#  - RAID6 with a member missing: a wrong Q (the lost block rebuilt from
+#    P) and a wrong P (the lost block is Q) are counted (16) and repaired,
+#    the next check is 0, rebuilt and checked again: 0, data verifies;
 #  - no kernel BUG/WARNING/Oops/hung task.
 # RAID6 is skipped (SKIP line) when the personality refuses level 6.
 #
-# Disks: 4 x 32 MiB.  Boots: 1.  Timeout: 240 s.
+# Disks: 4 x 32 MiB.  Boots: 1.  Timeout: 300 s.
 
 . "$(dirname "$0")/lib.sh"
 
 vm_disks 32M d0 d1 d2 d3
-vm_boot --timeout 240 --env R6="${R5J_CR_RAID6:-1}" - d0 d1 d2 d3 <<'EOF'
+vm_boot --timeout 300 --env R6="${R5J_CR_RAID6:-1}" - d0 d1 d2 d3 <<'EOF'
 . /test/guest-lib.sh
 load_personality
 fast_sync
@@ -150,6 +153,29 @@ for level in 5 6; do
 	dd if=/tmp/orig of=/dev/md0 bs=4096 seek=$((AT / 4096)) count=1 \
 		oflag=direct conv=notrunc 2>/dev/null || fail "restoring md0 at $AT failed"
 	fio_verify all /dev/md0 $ALL --verify_only
+	if [ $level = 6 ]; then
+		# degraded RAID6: with member 0 missing, the stripe's lost
+		# block is rebuilt from one parity and the other is checked.
+		# Chunk stripe 2: member 0 holds data (rebuilt from P), Q is
+		# checked; chunk stripe 4: member 0 holds Q, P is checked.
+		run mdadm --stop /dev/md0
+		inject 6 2 Q 4096 4096
+		inject 6 4 P 8192 4096
+		run mdadm --assemble --run /dev/md0 ${DA[1]} ${DA[2]} ${DA[3]}
+		check state '[4/3] [_UUU]' /dev/md0
+		got=$(sync_run check)
+		say "RAID6 with a member missing, check: mismatch_cnt $got (expected 16)"
+		expect_eq "$got" 16 "degraded RAID6 mismatch_cnt (P and Q each wrong once)"
+		expect_eq "$(sync_run repair)" 16 "degraded RAID6 mismatch_cnt reported by repair"
+		expect_eq "$(sync_run check)" 0 "degraded RAID6 mismatch_cnt after repair"
+		run mdadm --zero-superblock ${DA[0]}
+		run mdadm /dev/md0 --add ${DA[0]}
+		wait_sync /dev/md0
+		check state '[4/4] [UUUU]' /dev/md0
+		expect_eq "$(sync_run check)" 0 "RAID6 mismatch_cnt after the rebuild"
+		fio_verify all /dev/md0 $ALL --verify_only
+		pass "t-check-repair/raid6-degraded-check"
+	fi
 	run mdadm /dev/md0 --fail ${DA[0]}
 	[ $level = 6 ] && run mdadm /dev/md0 --fail ${DA[1]}
 	fio_verify all /dev/md0 $ALL --verify_only
