@@ -7,6 +7,9 @@
 #   unit    make -C tests/unit run (when that directory has a Makefile)
 #   vm      tests/vm/run.sh: the VM scenarios of tests/vm/ci-scenarios
 #           (every t-*.sh with R5J_VM_ALL=1), PERSONALITY (raid5j)
+#   debug-core  scripts/debug-kernel-check.sh --core: t-debug-faults,
+#           t-create-assemble, t-fail-rebuild on the debug kernel (built
+#           once, ~10 min); R5J_DEBUG_LANE=none skips it
 #
 # Each step counts as one test, except that a step printing its own
 # "N passed, N failed" line (unit, vm) counts as those N.  The last line of
@@ -84,5 +87,13 @@ if [ -n "$build_ok" ]; then
 		step vm "$root/tests/vm/run.sh" $(grep -v '^#' "$root/tests/vm/ci-scenarios")
 	fi
 fi
+
+# The core scenarios again on the debug kernel (KASAN, lockdep, kmemleak,
+# fault injection), built from linux-source-6.1 on first use and cached
+# outside the tree.  R5J_DEBUG_LANE=none skips it (a quick local run).
+case "${R5J_DEBUG_LANE:-core}" in
+none) echo "==== debug-core: skipped (R5J_DEBUG_LANE=none)" ;;
+*) step debug-core "$root/scripts/debug-kernel-check.sh" --core ;;
+esac
 
 summary
