@@ -277,6 +277,22 @@ static inline struct r5j_bref *r5j_blist_pop(struct r5j_blist *l)
 	return ref;
 }
 
+static inline bool r5j_rdev_usable(struct md_rdev *rdev)
+{
+	return rdev && !test_bit(Faulty, &rdev->flags);
+}
+
+/*
+ * Device slot @i of 2 * raid_disks: members first, then their replacements
+ * (for what every device must get: journal replay, flushes).
+ */
+static inline struct md_rdev __rcu **r5j_dev_slot(struct r5j_conf *conf, int i)
+{
+	struct r5j_disk *disk = &conf->disks[i % conf->raid_disks];
+
+	return i < conf->raid_disks ? &disk->rdev : &disk->replacement;
+}
+
 /* Member @i's replacement, with reconfig_mutex held. */
 static inline struct md_rdev *r5j_repl_locked(struct r5j_conf *conf, int i)
 {

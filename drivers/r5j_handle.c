@@ -24,17 +24,13 @@ struct r5j_state {
 	int failed_num[2];
 	DECLARE_BITMAP(readable, R5J_MAX_DISKS);
 	DECLARE_BITMAP(writable, R5J_MAX_DISKS);
+	DECLARE_BITMAP(replacing, R5J_MAX_DISKS);	/* replacement being filled */
 };
-
-static bool usable(struct md_rdev *rdev)
-{
-	return rdev && !test_bit(Faulty, &rdev->flags);
-}
 
 /* @rdev holds the current contents of the stripe at @sector. */
 static bool holds_stripe(struct md_rdev *rdev, sector_t sector)
 {
-	return usable(rdev) &&
+	return r5j_rdev_usable(rdev) &&
 	       (test_bit(In_sync, &rdev->flags) ||
 		sector + R5J_STRIPE_SECTORS <= rdev->recovery_offset);
 }
@@ -47,13 +43,16 @@ static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 	s->failed = 0;
 	bitmap_zero(s->readable, conf->raid_disks);
 	bitmap_zero(s->writable, conf->raid_disks);
+	bitmap_zero(s->replacing, conf->raid_disks);
 	rcu_read_lock();
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
 		struct md_rdev *repl = rcu_dereference(conf->disks[i].replacement);
 
-		if (usable(rdev) || usable(repl))
+		if (r5j_rdev_usable(rdev) || r5j_rdev_usable(repl))
 			__set_bit(i, s->writable);
+		if (r5j_rdev_usable(repl) && !test_bit(In_sync, &repl->flags))
+			__set_bit(i, s->replacing);
 		if (!test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
 		    (holds_stripe(rdev, sh->sector) ||
 		     holds_stripe(repl, sh->sector))) {
@@ -142,9 +141,9 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 	rcu_read_lock();
 	rdev = rcu_dereference(conf->disks[i].rdev);
 	repl = rcu_dereference(conf->disks[i].replacement);
-	if (!usable(rdev) || (write && (flags & R5J_IO_REPL)))
+	if (!r5j_rdev_usable(rdev) || (write && (flags & R5J_IO_REPL)))
 		rdev = NULL;
-	if (!usable(repl))
+	if (!r5j_rdev_usable(repl))
 		repl = NULL;
 	if (!write) {
 		/* one read: the member unless only the replacement has it */
@@ -681,25 +680,6 @@ static bool handle_reads(struct r5j_stripe *sh, struct r5j_state *s)
 	return handle_reads(sh, s);
 }
 
-/*
- * Recovery: member @i is readable (not among the failed, which are written
- * whole) and has a replacement still being filled.
- */
-static bool want_replacement_copy(struct r5j_stripe *sh, struct r5j_state *s,
-				  int i)
-{
-	struct md_rdev *repl;
-	bool want;
-
-	if (!test_bit(i, s->readable))
-		return false;
-	rcu_read_lock();
-	repl = rcu_dereference(sh->conf->disks[i].replacement);
-	want = usable(repl) && !test_bit(In_sync, &repl->flags);
-	rcu_read_unlock();
-	return want;
-}
-
 /* One stripe of resync, check, repair or rebuild. */
 static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 {
@@ -728,13 +708,15 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 				writes += submit_block(sh, f, REQ_OP_WRITE,
 						       R5J_IO_SYNC);
 		}
-		/* and copy to replacements the blocks their members hold */
-		for (i = 0; i < conf->raid_disks; i++) {
-			if (want_replacement_copy(sh, s, i))
+		/*
+		 * and copy to replacements being filled the blocks their
+		 * members hold (the failed ones were written whole above)
+		 */
+		for_each_set_bit(i, s->replacing, conf->raid_disks)
+			if (test_bit(i, s->readable))
 				writes += submit_block(sh, i, REQ_OP_WRITE,
 						       R5J_IO_SYNC |
 						       R5J_IO_REPL);
-		}
 	} else if (!s->failed || (s->failed == 1 && conf->max_degraded == 2)) {
 		/*
 		 * Resync, check, repair.  RAID6 with one block lost: it was

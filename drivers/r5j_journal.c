@@ -397,16 +397,11 @@ void r5j_flush_members(struct r5j_conf *conf)
 	int i;
 
 	for (i = 0; i < conf->raid_disks * 2; i++) {
-		struct r5j_disk *disk = &conf->disks[i % conf->raid_disks];
 		struct md_rdev *rdev;
 
 		rcu_read_lock();
-		/* members, then replacements */
-		if (i < conf->raid_disks)
-			rdev = rcu_dereference(disk->rdev);
-		else
-			rdev = rcu_dereference(disk->replacement);
-		if (!rdev || test_bit(Faulty, &rdev->flags)) {
+		rdev = rcu_dereference(*r5j_dev_slot(conf, i));
+		if (!r5j_rdev_usable(rdev)) {
 			rcu_read_unlock();
 			continue;
 		}

@@ -593,12 +593,11 @@ static int r5j_spare_active(struct mddev *mddev)
 			if (rdev) {
 				set_bit(Faulty, &rdev->flags);
 				sysfs_notify_dirent_safe(rdev->sysfs_state);
-			}
-			sysfs_notify_dirent_safe(repl->sysfs_state);
-			if (rdev)
 				pr_info("md/raid:%s: raid disk %d: %pg replaced by %pg\n",
 					mdname(mddev), i, rdev->bdev,
 					repl->bdev);
+			}
+			sysfs_notify_dirent_safe(repl->sysfs_state);
 		} else if (rdev && rdev->recovery_offset == MaxSector &&
 			   !test_bit(Faulty, &rdev->flags) &&
 			   !test_and_set_bit(In_sync, &rdev->flags)) {

@@ -113,9 +113,9 @@ static void replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 		if (!rs->blocks[member])
 			continue;
 		/* the member, then its replacement (mid `mdadm --replace`) */
-		rdev = i < conf->raid_disks ? r5j_rdev_locked(conf, member) :
-		       r5j_repl_locked(conf, member);
-		if (!rdev || test_bit(Faulty, &rdev->flags))
+		rdev = rcu_dereference_protected(*r5j_dev_slot(conf, i),
+				lockdep_is_held(&conf->mddev->reconfig_mutex));
+		if (!r5j_rdev_usable(rdev))
 			continue;	/* parity carries it */
 		if (!sync_page_io(rdev, rs->sector, PAGE_SIZE,
 				  rs->blocks[member], REQ_OP_WRITE, false)) {

@@ -419,7 +419,7 @@ bool r5j_rows_next(struct r5j_rows *it, u64 *dev_sector)
 		if (r5j_rows_block(it, &block))
 			break;
 	}
-	it->k = 0;
+	it->k--;	/* r5j_rows_block() yields that first block again */
 	*dev_sector = it->n * it->g->chunk_sectors + it->o;
 	return true;
 }
