@@ -45,6 +45,7 @@
 #define R5J_MAX_STRIPES		32768
 #define R5J_HASH_SHIFT		10
 #define R5J_MAX_REQ_STRIPES	256	/* largest bio, in stripes (1 MiB) */
+#define R5J_PENDING_MAX		1024	/* member bios held by one daemon pass */
 
 /* dev->flags */
 enum r5j_dev_flag {
@@ -156,6 +157,7 @@ struct r5j_stats {
 	atomic64_t degraded_reads;
 	atomic64_t bitmap_waits;
 	atomic64_t stripe_waits;
+	atomic64_t member_batches;	/* r5j_submit_pending() runs with bios */
 };
 
 struct r5j_conf {
@@ -169,6 +171,13 @@ struct r5j_conf {
 	spinlock_t lock;		/* lists, hash, counters below */
 	struct hlist_head *hash;
 	struct list_head inactive;	/* LRU: head = most recent */
+	int nr_inactive;		/* stripes on inactive */
+	/*
+	 * A request found no free stripe: until a quarter of the cache is
+	 * free again nobody takes one, so requests resume in bursts whose
+	 * member I/O merges, not one trickled 4 KiB row at a time.
+	 */
+	bool cache_blocked;
 	struct list_head handle_list;
 	struct list_head bitmap_list;	/* waiting for md_bitmap_unplug() */
 	struct bio_list retry_reads;	/* failed aligned reads (lock) */
@@ -191,6 +200,15 @@ struct r5j_conf {
 	struct page *zero_page;		/* daemon only: zero block */
 	void **blocks;			/* daemon only: raid_disks pointers */
 	void **rmw_data;		/* daemon only: raid_disks pointers */
+	/*
+	 * daemon only: member bios of this pass, per device slot (see
+	 * r5j_dev_slot()), reads then writes, submitted together so that
+	 * consecutive rows merge into large requests on every member.
+	 */
+	struct bio_list *pending;
+	int nr_pending;
+	int pending_joined;		/* queued bios that extend the one before */
+	atomic_t member_inflight;	/* member bios submitted, not ended */
 	struct r5j_parity_work pw;	/* daemon only */
 	bool rmw_ok;			/* read-modify-write possible */
 	struct r5j_journal *log;	/* NULL: no journal */
@@ -226,6 +244,7 @@ int r5j_active_stripes(struct r5j_conf *conf);
 void r5j_handle_stripe(struct r5j_stripe *sh);
 void r5j_flush_bitmap_list(struct r5j_conf *conf);
 void r5j_return_held_bios(struct r5j_conf *conf);
+void r5j_submit_pending(struct r5j_conf *conf);
 
 /* r5j_request.c */
 bool r5j_make_request(struct mddev *mddev, struct bio *bi);

@@ -92,6 +92,7 @@ static void r5j_end_io(struct bio *bio)
 	if (!io->replacement)
 		clear_bit(R5J_LOCKED, &dev->flags);
 	rdev_dec_pending(rdev, conf->mddev);
+	atomic_dec(&conf->member_inflight);
 	set_bit(R5J_STRIPE_HANDLE, &sh->state);
 	atomic_dec(&sh->io_pending);
 	r5j_release_stripe(sh);
@@ -102,6 +103,8 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 {
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_dev *dev = &sh->dev[io->idx];
+	struct bio_list *queue;
+	int slot;
 
 	if (op_is_write(opf))
 		atomic64_inc(&conf->stats.member_writes);
@@ -117,7 +120,36 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 	io->bio.bi_end_io = r5j_end_io;
 	atomic_inc(&sh->io_pending);
 	atomic_inc(&sh->count);
-	submit_bio_noacct(&io->bio);
+	slot = io->replacement ? conf->raid_disks + io->idx : io->idx;
+	queue = &conf->pending[2 * slot + op_is_write(opf)];
+	if (queue->tail && bio_end_sector(queue->tail) ==
+	    io->bio.bi_iter.bi_sector)
+		conf->pending_joined++;
+	bio_list_add(queue, &io->bio);
+	conf->nr_pending++;
+}
+
+/*
+ * Daemon: submit the member bios queued by this pass, device by device,
+ * reads before writes.  Queued in stripe order, a device's bios of
+ * consecutive rows follow each other and merge in the daemon's plug;
+ * submitted as each stripe was handled, reads and writes of different
+ * rows would alternate on a member and each stay a 4 KiB request.
+ */
+void r5j_submit_pending(struct r5j_conf *conf)
+{
+	struct bio *bio;
+	int i;
+
+	if (!conf->nr_pending)
+		return;
+	atomic64_inc(&conf->stats.member_batches);
+	atomic_add(conf->nr_pending, &conf->member_inflight);
+	for (i = 0; i < 4 * conf->raid_disks; i++)
+		while ((bio = bio_list_pop(&conf->pending[i])))
+			submit_bio_noacct(bio);
+	conf->nr_pending = 0;
+	conf->pending_joined = 0;
 }
 
 #define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */

@@ -47,6 +47,10 @@ static void r5j_daemon(struct md_thread *thread)
 	struct blk_plug plug;
 	int handled = 0;
 
+	/* md core may wait for our member I/O: send what a past pass held */
+	if (mddev->sb_flags || test_bit(MD_RECOVERY_NEEDED, &mddev->recovery) ||
+	    test_bit(MD_RECOVERY_DONE, &mddev->recovery))
+		r5j_submit_pending(conf);
 	md_check_recovery(mddev);
 
 	blk_start_plug(&plug);
@@ -66,12 +70,26 @@ static void r5j_daemon(struct md_thread *thread)
 		}
 		r5j_handle_stripe(sh);
 		r5j_release_stripe(sh);
+		if (conf->nr_pending >= R5J_PENDING_MAX)
+			r5j_submit_pending(conf);
 		if (++handled % 64 == 0) {
-			if (mddev->sb_flags & ~BIT(MD_SB_CHANGE_PENDING))
+			if (mddev->sb_flags & ~BIT(MD_SB_CHANGE_PENDING)) {
+				r5j_submit_pending(conf);
 				md_check_recovery(mddev);
+			}
 			cond_resched();
 		}
 	}
+	/*
+	 * Queued bios that form runs may grow into larger requests: while
+	 * the members have more in flight than this pass queued, they lose
+	 * nothing if the runs wait, since the next completion brings the
+	 * daemon back and the rows it handles then join them.  Scattered
+	 * bios (random I/O) would only wait, so they go now.
+	 */
+	if (conf->quiesce || !conf->pending_joined ||
+	    atomic_read(&conf->member_inflight) <= conf->nr_pending)
+		r5j_submit_pending(conf);
 	blk_finish_plug(&plug);
 	r5j_return_held_bios(conf);
 	r5j_cache_trim(conf);
@@ -106,6 +124,7 @@ static void free_conf(struct r5j_conf *conf)
 		put_page(conf->zero_page);
 	kfree(conf->blocks);
 	kfree(conf->rmw_data);
+	kfree(conf->pending);
 	kfree(conf->pw.slots);
 	kfree(conf->disks);
 	kfree(conf);
@@ -241,11 +260,13 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	}
 	conf->blocks = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
 	conf->rmw_data = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
+	conf->pending = kcalloc(4 * conf->raid_disks, sizeof(*conf->pending),
+				GFP_KERNEL);
 	conf->pw.slots = kcalloc(R5J_PARITY_SLOTS(conf->raid_disks),
 				 sizeof(void *), GFP_KERNEL);
 	conf->zero_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!conf->blocks || !conf->rmw_data || !conf->pw.slots ||
-	    !conf->zero_page)
+	if (!conf->blocks || !conf->rmw_data || !conf->pending ||
+	    !conf->pw.slots || !conf->zero_page)
 		goto abort;
 	conf->pw.zero = page_address(conf->zero_page);
 	conf->pw.spare[0] = page_address(conf->spare_page[0]);
