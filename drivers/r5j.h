@@ -171,13 +171,6 @@ struct r5j_conf {
 	spinlock_t lock;		/* lists, hash, counters below */
 	struct hlist_head *hash;
 	struct list_head inactive;	/* LRU: head = most recent */
-	int nr_inactive;		/* stripes on inactive */
-	/*
-	 * A request found no free stripe: until a quarter of the cache is
-	 * free again nobody takes one, so requests resume in bursts whose
-	 * member I/O merges, not one trickled 4 KiB row at a time.
-	 */
-	bool cache_blocked;
 	struct list_head handle_list;
 	struct list_head bitmap_list;	/* waiting for md_bitmap_unplug() */
 	struct bio_list retry_reads;	/* failed aligned reads (lock) */

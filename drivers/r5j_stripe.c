@@ -92,7 +92,6 @@ static int grow_one(struct r5j_conf *conf)
 	sh->sector = MaxSector;
 	spin_lock_irq(&conf->lock);
 	list_add_tail(&sh->lru, &conf->inactive);
-	conf->nr_inactive++;
 	conf->nr_stripes++;
 	spin_unlock_irq(&conf->lock);
 	wake_up(&conf->wait_for_stripe);
@@ -117,7 +116,6 @@ static bool shrink_to(struct r5j_conf *conf, int size)
 		sh = list_last_entry(&conf->inactive, struct r5j_stripe, lru);
 		list_del_init(&sh->lru);
 		hlist_del_init(&sh->hash);
-		conf->nr_inactive--;
 		conf->nr_stripes--;
 		spin_unlock_irq(&conf->lock);
 		free_stripe(sh, conf->raid_disks);
@@ -183,15 +181,6 @@ static struct r5j_stripe *lookup(struct r5j_conf *conf, sector_t sector)
 	return NULL;
 }
 
-/* conf->lock held: a request may take a free stripe now. */
-static bool free_stripe_ready(struct r5j_conf *conf)
-{
-	if (list_empty(&conf->inactive))
-		return false;
-	return !conf->cache_blocked ||
-	       conf->nr_inactive >= conf->nr_stripes / 4;
-}
-
 /*
  * Take a reference on the stripe for @sector, reusing the least recently
  * used idle stripe if it is not cached.  Sleeps for a free stripe unless
@@ -211,19 +200,16 @@ struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 		sh = lookup(conf, sector);
 		if (sh) {
 			if (atomic_inc_return(&sh->count) == 1) {
-				if (!test_and_clear_bit(R5J_STRIPE_ON_LIST,
-							&sh->state))
-					conf->nr_inactive--;
 				list_del_init(&sh->lru);
+				clear_bit(R5J_STRIPE_ON_LIST, &sh->state);
 				conf->active_stripes++;
 			}
 			break;
 		}
-		if (!list_empty(&conf->inactive) && !conf->cache_blocked) {
+		if (!list_empty(&conf->inactive)) {
 			sh = list_last_entry(&conf->inactive, struct r5j_stripe,
 					     lru);
 			list_del_init(&sh->lru);
-			conf->nr_inactive--;
 			hlist_del_init(&sh->hash);
 			init_stripe(conf, sh, sector);
 			hlist_add_head(&sh->hash, stripe_hash(conf, sector));
@@ -236,13 +222,11 @@ struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 			break;
 		}
 		atomic64_inc(&conf->stats.stripe_waits);
-		conf->cache_blocked = true;
 		md_wakeup_thread(conf->mddev->thread);
 		wait_event_lock_irq(conf->wait_for_stripe,
-				    free_stripe_ready(conf) ||
+				    !list_empty(&conf->inactive) ||
 				    (conf->quiesce && !(flags & R5J_GET_NOQUIESCE)),
 				    conf->lock);
-		conf->cache_blocked = false;
 	}
 	spin_unlock_irq(&conf->lock);
 	return sh;
@@ -271,9 +255,7 @@ void r5j_release_stripe(struct r5j_stripe *sh)
 			wake_daemon = true;
 		} else {
 			list_add(&sh->lru, &conf->inactive);
-			conf->nr_inactive++;
-			if (free_stripe_ready(conf))
-				wake_up(&conf->wait_for_stripe);
+			wake_up(&conf->wait_for_stripe);
 			if (conf->quiesce)
 				wake_up(&conf->wait_quiesce);
 		}
