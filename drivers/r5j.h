@@ -46,6 +46,8 @@
 #define R5J_HASH_SHIFT		10
 #define R5J_MAX_REQ_STRIPES	256	/* largest bio, in stripes (1 MiB) */
 #define R5J_PENDING_MAX		1024	/* member bios held by one daemon pass */
+/* read and write queue per device slot: members, then replacements */
+#define R5J_PENDING_QUEUES(conf)	(4 * (conf)->raid_disks)
 
 /* dev->flags */
 enum r5j_dev_flag {
@@ -198,7 +200,7 @@ struct r5j_conf {
 	 * r5j_dev_slot()), reads then writes, submitted together so that
 	 * consecutive rows merge into large requests on every member.
 	 */
-	struct bio_list *pending;
+	struct bio_list *pending;	/* R5J_PENDING_QUEUES() lists */
 	int nr_pending;
 	int pending_joined;		/* queued bios that extend the one before */
 	atomic_t member_inflight;	/* member bios submitted, not ended */
@@ -238,6 +240,7 @@ void r5j_handle_stripe(struct r5j_stripe *sh);
 void r5j_flush_bitmap_list(struct r5j_conf *conf);
 void r5j_return_held_bios(struct r5j_conf *conf);
 void r5j_submit_pending(struct r5j_conf *conf);
+void r5j_end_pass(struct r5j_conf *conf);
 
 /* r5j_request.c */
 bool r5j_make_request(struct mddev *mddev, struct bio *bi);

@@ -145,11 +145,25 @@ void r5j_submit_pending(struct r5j_conf *conf)
 		return;
 	atomic64_inc(&conf->stats.member_batches);
 	atomic_add(conf->nr_pending, &conf->member_inflight);
-	for (i = 0; i < 4 * conf->raid_disks; i++)
+	for (i = 0; i < R5J_PENDING_QUEUES(conf); i++)
 		while ((bio = bio_list_pop(&conf->pending[i])))
 			submit_bio_noacct(bio);
 	conf->nr_pending = 0;
 	conf->pending_joined = 0;
+}
+
+/*
+ * Daemon, end of a pass.  Queued bios that form runs may grow into larger
+ * requests: while the members have more in flight than this pass queued,
+ * they lose nothing if the runs wait, since the next completion brings the
+ * daemon back and the rows it handles then join them.  Scattered bios
+ * (random I/O) would only wait, so they go now.
+ */
+void r5j_end_pass(struct r5j_conf *conf)
+{
+	if (conf->quiesce || !conf->pending_joined ||
+	    atomic_read(&conf->member_inflight) <= conf->nr_pending)
+		r5j_submit_pending(conf);
 }
 
 #define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */

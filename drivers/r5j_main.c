@@ -80,16 +80,7 @@ static void r5j_daemon(struct md_thread *thread)
 			cond_resched();
 		}
 	}
-	/*
-	 * Queued bios that form runs may grow into larger requests: while
-	 * the members have more in flight than this pass queued, they lose
-	 * nothing if the runs wait, since the next completion brings the
-	 * daemon back and the rows it handles then join them.  Scattered
-	 * bios (random I/O) would only wait, so they go now.
-	 */
-	if (conf->quiesce || !conf->pending_joined ||
-	    atomic_read(&conf->member_inflight) <= conf->nr_pending)
-		r5j_submit_pending(conf);
+	r5j_end_pass(conf);
 	blk_finish_plug(&plug);
 	r5j_return_held_bios(conf);
 	r5j_cache_trim(conf);
@@ -260,7 +251,7 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	}
 	conf->blocks = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
 	conf->rmw_data = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
-	conf->pending = kcalloc(4 * conf->raid_disks, sizeof(*conf->pending),
+	conf->pending = kcalloc(R5J_PENDING_QUEUES(conf), sizeof(*conf->pending),
 				GFP_KERNEL);
 	conf->pw.slots = kcalloc(R5J_PARITY_SLOTS(conf->raid_disks),
 				 sizeof(void *), GFP_KERNEL);
