@@ -76,12 +76,14 @@ run mdadm --create /dev/md0 --run --level=5 --chunk=64 --raid-devices=4 --assume
 check raid5 /dev/md0
 E1=$(dmname e1) E2=$(dmname e2) E3=$(dmname e3)
 W="--rw=randwrite --bssplit=4k/40:16k/30:64k/30 --iodepth=16 --offset=0 --size=48m"
-fio_verify w /dev/md0 $W > /tmp/fio1.out 2>&1 &
+# Writes are rate-limited so that the member fails while fio still writes,
+# however fast the machine: unlimited, fio could end before the switch.
+fio_verify w /dev/md0 $W --rate=,8m > /tmp/fio1.out 2>&1 &
 fpid=$!
-sleep 3
-kill -0 $fpid 2>/dev/null || fail "fio ended before the member failed (too fast)"
+sleep 2
 newlog > /dev/null
 swap_table e1 "0 $SZ flakey ${DEV[1]} 0 0 3600"
+kill -0 $fpid 2>/dev/null || fail "fio ended before the member failed (too fast)"
 wait $fpid
 rc=$?
 cat /tmp/fio1.out
