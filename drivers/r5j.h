@@ -219,6 +219,7 @@ struct r5j_aligned_read {
 	struct r5j_conf *conf;
 	struct md_rdev *rdev;
 	struct bio *orig;
+	unsigned long acct_start;	/* jiffies; 0: not accounted */
 	struct bio clone;	/* must be last: bioset front_pad */
 };
 

@@ -107,6 +107,9 @@ static void aligned_read_end_io(struct bio *clone)
 
 	rdev_dec_pending(ar->rdev, conf->mddev);
 	bio_put(clone);
+	/* a retry through stripes is not accounted again */
+	if (ar->acct_start)
+		bio_end_io_acct(orig, ar->acct_start);
 	if (!status) {
 		bio_endio(orig);
 	} else {
@@ -173,12 +176,18 @@ static bool read_one_chunk(struct mddev *mddev, struct r5j_conf *conf,
 	atomic_inc(&conf->aligned_reads);
 	spin_unlock_irq(&conf->lock);
 
-	md_account_bio(mddev, &bi);
+	/*
+	 * One clone does both jobs: md_account_bio() would allocate a second
+	 * one per read only to time it.
+	 */
 	clone = bio_alloc_clone(rdev->bdev, bi, GFP_NOIO, &conf->bio_clone);
 	ar = container_of(clone, struct r5j_aligned_read, clone);
 	ar->conf = conf;
 	ar->rdev = rdev;
 	ar->orig = bi;
+	ar->acct_start = 0;
+	if (blk_queue_io_stat(bi->bi_bdev->bd_disk->queue))
+		ar->acct_start = bio_start_io_acct(bi) ?: 1;
 	clone->bi_end_io = aligned_read_end_io;
 	clone->bi_iter.bi_sector = dev_sector + rdev->data_offset;
 	atomic64_inc(&conf->stats.aligned_reads);

@@ -19,6 +19,7 @@
 #    with crc32c verification, O_DIRECT, no error;
 #  - data of an early job, left untouched by the later ones, still
 #    verifies at the end and after stop/assemble;
+#  - /sys/block/md0/stat counts those reads, none left in flight;
 #  - the array ends with mismatch_cnt 0 after "check", and no kernel
 #    BUG/WARNING/Oops/hung task.
 #
@@ -71,7 +72,15 @@ fio_jobs /dev/md0 /tmp/matrix.fio
 n=$(grep -c '^\[' /tmp/matrix.fio)
 pass "t-fio-verify/matrix-$((n - 1))-jobs"
 
+read -r r0 _ rs0 _ < /sys/block/md0/stat
 fio_verify keep /dev/md0 $KEEP --verify_only
+# iostat on md0 counts the reads (chunk-aligned ones bypass the stripe
+# cache and are timed by the personality itself), and none stays in flight.
+read -r r1 _ rs1 _ _ _ _ _ inflight _ < /sys/block/md0/stat
+log "md0 stat: $((r1 - r0)) reads, $((rs1 - rs0)) sectors, $inflight in flight"
+[ $((rs1 - rs0)) -ge $((15 * 2048)) ] || fail "md0 stat counted $((rs1 - rs0)) sectors read of 30720"
+[ $((r1 - r0)) -ge $((15 * 1024 / 192)) ] || fail "md0 stat counted $((r1 - r0)) reads"
+[ "$inflight" = 0 ] || fail "md0 stat: $inflight I/Os in flight after fio"
 run mdadm --stop /dev/md0
 run mdadm --assemble /dev/md0 $D
 check state '[4/4] [UUUU]' /dev/md0
