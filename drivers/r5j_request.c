@@ -252,7 +252,13 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 		return true;
 	}
 
-	if (!is_write && mddev->degraded == 0) {
+	/*
+	 * Also when degraded: read_one_chunk() checks the one member it
+	 * reads, and writes complete only after their member writes, so a
+	 * live member's block is current.  raid456 sends every degraded read
+	 * through its stripe cache.
+	 */
+	if (!is_write) {
 		bi = chunk_aligned_read(mddev, conf, bi);
 		if (!bi)
 			return true;

@@ -13,7 +13,9 @@
 #
 # Asserts:
 #  - data written whole verifies after "mdadm --fail d1" ([4/3] [U_UU],
-#    md/degraded 1): reads reconstruct from parity; degraded writes verify;
+#    md/degraded 1): reads of d1's chunks reconstruct from parity, the
+#    others go straight to their member (raid5j_stats); degraded writes
+#    verify;
 #  - "mdadm --add d4" starts a recovery visible in /proc/mdstat; fio writes
 #    during recovery verify; after it, [4/4] [UUUU] and all data verifies;
 #  - fail d2, zero its superblock, add it back: second recovery, all data
@@ -47,7 +49,17 @@ fio_verify A /dev/md0 $A
 run mdadm /dev/md0 --fail $d1
 check state '[4/3] [U_UU]' /dev/md0
 check degraded 1 /dev/md0
+r5j_stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/raid5j_stats; }
+[ "$PERSONALITY" = raid5j ] && ar0=$(r5j_stat aligned_reads) dr0=$(r5j_stat degraded_reads)
 fio_verify A /dev/md0 $A --verify_only
+if [ "$PERSONALITY" = raid5j ]; then
+	# chunks on live members are read straight from them, only d1's
+	# (a quarter of 1024 chunks) go through the stripe cache
+	ar=$(($(r5j_stat aligned_reads) - ar0)) dr=$(($(r5j_stat degraded_reads) - dr0))
+	log "degraded verify: $ar aligned reads, $dr degraded stripe reads"
+	[ "$ar" -ge 700 ] || fail "only $ar of 768 live chunks read straight from their member"
+	[ "$dr" -ge 256 ] || fail "only $dr stripe reads reconstructed d1's 256 chunks"
+fi
 fio_verify B /dev/md0 $B
 pass "t-fail-rebuild/degraded"
 
