@@ -15,6 +15,8 @@ PKGS=(
 	gcc make sparse perl
 	# VM harness
 	qemu-system-x86 busybox-static kmod cpio xz-utils zstd
+	# volatile disk cache model for power cuts (VM_NBD_CACHE=1)
+	nbdkit
 	# userspace under test, copied into the VM
 	mdadm fio e2fsprogs dmsetup bash coreutils util-linux
 )

@@ -47,6 +47,13 @@
 # VM_TIMEOUT, VM_MEM, VM_SMP, VM_CACHE, VM_DRIVE_OPTS (every disk of every
 # boot, e.g. for benchmarks), VM_APPEND (kernel command line), V=1 (console
 # on the terminal too).
+# VM_NBD_CACHE=1: a volatile disk cache under every disk of every boot.
+# Each disk is served by its own nbdkit (cache filter, cache=writeback:
+# writes reach the image only on a flush or FUA from the guest) and qemu
+# uses cache=writeback so the guest's flushes get there.  A power cut
+# (--kill-after) or a timeout SIGKILLs nbdkit with qemu, so whatever was
+# not flushed is lost; after a clean exit (qemu flushes its drives on
+# close) nbdkit is stopped.  Needs nbdkit (make deps).
 # Another kernel than Debian's (the debug lane, scripts/debug-kernel-check.sh):
 # VM_KERNEL (image to boot), VM_MODROOT (its modules are in
 # VM_MODROOT/lib/modules/KVER, read by mkinitramfs.sh), VM_TIMEOUT_SCALE
@@ -69,11 +76,15 @@ VM_CACHE=${VM_CACHE:-unsafe}
 VM_DRIVE_OPTS=${VM_DRIVE_OPTS:-}
 VM_APPEND=${VM_APPEND:-}
 VM_QEMU=${VM_QEMU:-qemu-system-x86_64}
+VM_NBD_CACHE=${VM_NBD_CACHE:-0}
 VM_BOOTS=0
 VM_RESULTS=
 VM_KILLED=0
 VM_BOOT_SECS=0
 _vm_qemu_pid=
+_vm_nbd_pids=()
+_vm_nbd_dir=
+_vm_nbd_sock=
 
 # Kernel-bug lines in the console (same list as the guest's scan_dmesg).
 VM_BAD_CONSOLE='BUG:|WARNING:|Oops|INFO: task .* blocked|general protection fault|kernel BUG|Kernel panic|UBSAN:|stack-protector|list_(add|del) corruption|refcount_t:|INFO: trying to register non-static key'
@@ -93,6 +104,8 @@ _vm_cleanup() {
 		wait "$_vm_qemu_pid" 2>/dev/null
 		_vm_qemu_pid=
 	fi
+	_vm_nbd_stop KILL
+	[ -n "$_vm_nbd_dir" ] && rm -rf "$_vm_nbd_dir"
 }
 trap _vm_cleanup EXIT
 trap '_vm_cleanup; exit 130' INT TERM
@@ -199,6 +212,43 @@ vm_disk_path() {
 	echo "$VM_DISK_DIR/$1.img"
 }
 
+# ---- volatile disk cache (VM_NBD_CACHE=1) -------------------------------
+
+# _vm_nbd_start NAME IMG: serve IMG on a unix socket through nbdkit's
+# cache filter; sets _vm_nbd_sock.  nbdkit daemonizes once it listens.
+_vm_nbd_start() {
+	local name=$1 img=$2 sock pidf
+	if [ -z "$_vm_nbd_dir" ]; then
+		# short path: a unix socket name is limited to 107 bytes
+		_vm_nbd_dir=$(mktemp -d /tmp/r5jnbd.XXXXXX) || return 1
+	fi
+	sock=$_vm_nbd_dir/$name.sock
+	pidf=$_vm_nbd_dir/$name.pid
+	rm -f "$sock" "$pidf"
+	nbdkit -U "$sock" -P "$pidf" --filter=cache file "$img" \
+		cache=writeback cache-min-block-size=4096 >> "$VM_LOG" 2>&1 ||
+		return 1
+	_vm_nbd_pids+=("$(cat "$pidf")")
+	_vm_nbd_sock=$sock
+}
+
+# _vm_nbd_stop TERM|KILL: stop this boot's nbdkits and wait for them.
+# KILL is the power cut: their caches' unflushed writes are lost.
+_vm_nbd_stop() {
+	local p i
+	[ ${#_vm_nbd_pids[@]} -gt 0 ] || return 0
+	for p in "${_vm_nbd_pids[@]}"; do
+		kill -"$1" "$p" 2>/dev/null
+	done
+	for p in "${_vm_nbd_pids[@]}"; do
+		for ((i = 0; i < 600; i++)); do
+			[ -e "/proc/$p" ] || break
+			sleep 0.05
+		done
+	done
+	_vm_nbd_pids=()
+}
+
 # ---- boot --------------------------------------------------------------
 
 vm_boot() {
@@ -281,8 +331,17 @@ vm_boot() {
 		opts=${spec#"$name"}
 		img=$VM_DISK_DIR/$name.img
 		[ -f "$img" ] || vm_disk "$name"
+		if [ "$VM_NBD_CACHE" = 1 ]; then
+			_vm_nbd_start "$name" "$img" ||
+				{ _vm_nbd_stop KILL; vm_fail "vm_boot: nbdkit for $name failed (see $VM_LOG)"; }
+			# cache=writeback: qemu passes the guest's flushes on
+			img="nbd+unix:///?socket=$_vm_nbd_sock"
+			d=writeback
+		else
+			d=$cache
+		fi
 		# (qemu 7.2 has no -drive serial=: the device carries it)
-		args+=(-drive "file=$img,if=none,id=drv-$name,format=raw,cache=$cache${drive_opts:+,$drive_opts}$opts"
+		args+=(-drive "file=$img,if=none,id=drv-$name,format=raw,cache=$d${drive_opts:+,$drive_opts}$opts"
 		       -device "virtio-blk-pci,drive=drv-$name,serial=$name")
 	done
 
@@ -326,11 +385,13 @@ vm_boot() {
 		fi
 		if [ -n "$kill_at" ] && [ "$now" -ge "$kill_at" ]; then
 			kill -9 "$_vm_qemu_pid" 2>/dev/null
+			_vm_nbd_stop KILL
 			outcome=killed
 			break
 		fi
 		if [ "$now" -ge "$deadline" ]; then
 			kill -9 "$_vm_qemu_pid" 2>/dev/null
+			_vm_nbd_stop KILL
 			outcome=timeout
 			break
 		fi
@@ -339,6 +400,7 @@ vm_boot() {
 	wait "$_vm_qemu_pid" 2>/dev/null
 	local qrc=$?
 	_vm_qemu_pid=
+	_vm_nbd_stop TERM
 	now=$(_vm_now_ms)
 	VM_BOOT_SECS=$(_vm_fmt_ms $((now - start)))
 	VM_KILLED=0
