@@ -1168,7 +1168,7 @@ static void test_flush_flood(void)
 
 /*
  * A write-back journal of n data-only stripes (all distinct, 200 per
- * transaction, zero pages as holes) for members of 2^20 sectors; dump
+ * transaction, zero pages as holes) for members of 2^21 sectors; dump
  * plans them all.  Returns the CPU seconds, *rss the peak RSS.
  */
 static double data_only_dump(unsigned int n, long *rss)
@@ -1179,7 +1179,7 @@ static double data_only_dump(unsigned int n, long *rss)
 	double cpu = -1;
 	unsigned int i;
 	int fd, dd;
-	u64 msectors = 1ull << 20, ring, s;
+	u64 msectors = 1ull << 21, ring, s;
 	u32 z;
 
 	arr_init(&a, 5, R5J_ALG_LEFT_SYMMETRIC, 4);

@@ -43,13 +43,23 @@
 # asserted: in the wrap case raid456 writes below data_offset (the
 # members' reserved area changes).  The other cases are recorded only
 # (state, md lines, which regions changed): see the log and
-# Documentation/testing.md for what mainline did.
+# Documentation/testing.md for what mainline did.  With 3000 data-only
+# stripes mainline never returns from the assembly (mdadm blocked for
+# over 7 minutes, 2-member RAID5, default stripe cache), so under raid456
+# dataonly carries 200 (R5J_CRAFTED_456_DATAONLY=3000 shows the hang) and
+# cap, a raid5j parameter, is left out.
 #
 # Boots: 2.  Disks: 3, then 15 sparse copies.  About 2-3 minutes.
 
 . "$(dirname "$0")/lib.sh"
 
 CASES="wrap unaligned dataonly cap flood"
+DATAONLY=3000
+if [ "$PERSONALITY" = raid456 ]; then
+	# mainline hangs on 3000 (see above); cap is raid5j's parameter
+	CASES="wrap unaligned dataonly flood"
+	DATAONLY=${R5J_CRAFTED_456_DATAONLY:-200}
+fi
 JC=$BUILD/jcorrupt
 mkdir -p "$BUILD"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$R5J_ROOT/include" -o "$JC" \
@@ -131,7 +141,7 @@ for c in $CASES; do
 	case $c in
 	wrap)		args="wrap" ;;
 	unaligned)	args="unaligned" ;;
-	dataonly|cap)	args="data-only 3000" ;;
+	dataonly|cap)	args="data-only $DATAONLY" ;;
 	flood)		args="flush 3000" ;;
 	esac
 	"$JC" craft "$(img ${c}j)" $args > "$OUT/$c.craft" ||
