@@ -167,7 +167,7 @@ for c in $CASES; do
 		old=$(cat $param)
 		echo 64 > $param
 	fi
-	dmesg -C
+	n0=$(dmesg | wc -l)	# this case's lines only (no dmesg -C here)
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	mdadm --assemble /dev/md1 $(disks ${c}0 ${c}1 ${c}j) > /tmp/asm.out 2>&1
 	rc=$?
@@ -176,7 +176,7 @@ for c in $CASES; do
 	report "$c.rc" $rc
 	report "$c.ms" "$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%d", (b - a) * 1000 }')"
 	report "$c.state" "$(cat /sys/block/md1/md/array_state 2>/dev/null || echo none)"
-	dmesg | grep -E 'md1|md/raid' | while IFS= read -r line; do
+	dmesg | tail -n +$((n0 + 1)) | grep -E 'md1|md/raid' | while IFS= read -r line; do
 		result "LOG $c ${line#*] }"
 	done
 	sed "s/^/mdadm: /" /tmp/asm.out
