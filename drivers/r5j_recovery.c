@@ -352,8 +352,8 @@ int r5j_journal_recover(struct r5j_journal *log)
 
 	r5j_bounds_init(&rc.bounds, &rc.conf->geom, mddev->dev_sectors);
 	entry = struct_size_t(struct rec_stripe, blocks, rc.conf->raid_disks);
-	rc.max_pending = max_t(u64, 1, div_u64((u64)recovery_mem_kb * 1024,
-					       entry));
+	rc.max_pending = clamp_t(u64, div_u64((u64)recovery_mem_kb * 1024,
+					      entry), 1, UINT_MAX);
 	rc.hash = kvcalloc(1U << REC_HASH_BITS, sizeof(*rc.hash), GFP_KERNEL);
 	meta_page = alloc_page(GFP_KERNEL);
 	scratch = alloc_page(GFP_KERNEL);
