@@ -11,6 +11,7 @@
 #   make vm T="create-assemble fio-verify" PERSONALITY=raid456
 #   make demo
 #   make bench [QUICK=1] [BENCH=basic] [LEVEL=6] [DISKS=N]  raid5j vs raid456
+#   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="bounds replay"]  libFuzzer, ASan/UBSan
 #
 # The target kernel is Debian's 6.1 (linux-image-6.1.*-amd64), never the
 # host's running kernel: `uname -r` is not used.
@@ -78,6 +79,12 @@ vm: module
 check:
 	@$(CURDIR)/tests/run-all.sh
 
+# libFuzzer targets over untrusted journals and superblocks, FUZZ_SECONDS
+# each (tests/fuzz/run.sh); not part of check.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@$(CURDIR)/tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
 # The debug lane: VM scenarios on a KASAN/lockdep/kmemleak/fault-injection
 # kernel built from linux-source-6.1 and cached in /var/cache/raid5j-debug-kernel
 # (scripts/debug-kernel.sh).  check-debug: every scenario (T= to choose);
@@ -122,6 +129,6 @@ clean:
 distclean: clean
 	rm -rf $(BUILD)
 
-.PHONY: all kver md-headers module sparse style deps unit vm check demo \
+.PHONY: all kver md-headers module sparse style deps unit vm check demo fuzz \
 	check-debug check-debug-core \
 	install dkms-install clean distclean

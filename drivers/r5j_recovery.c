@@ -3,34 +3,75 @@
  * raid5j journal recovery at assembly (the personality's start op, with
  * reconfig_mutex held and no user I/O yet).
  *
- *   scan from journal_tail (drivers/shared/logscan.c decides validity)
- *     DATA    -> remember the page for its stripe (newest wins)
- *     PARITY  -> the stripe is complete: write its remembered data and
- *                parity to the members that are present, forget it
- *     FLUSH   -> forget the listed stripes
- *   members flushed, then a new log: an empty unit at the end of the old
- *   one with seq + R5J_SEQ_JUMP, and journal_tail moved there.
+ * The journal is untrusted input, so recovery runs in two passes over the
+ * log from journal_tail (drivers/shared/logscan.c decides validity):
+ *
+ *   check   every DATA and PARITY location is bounds-checked
+ *           (drivers/shared/bounds.c) and the replay is simulated on a hash
+ *           of stripe -> logged block positions; nothing is written.
+ *   replay  only if the check found nothing to refuse: the same walk again,
+ *           now writing.  DATA remembers the block's log position for its
+ *           stripe (newest wins), PARITY writes the stripe's remembered
+ *           data and its parity to the members that are present (each page
+ *           read back from the log and its checksum checked again), FLUSH
+ *           forgets the listed stripes.
+ *   then    members flushed, and a new log: an empty unit at the end of
+ *           the old one with seq + R5J_SEQ_JUMP, journal_tail moved there.
+ *
+ * Memory: one hash entry per stripe holding data without parity yet, a
+ * log position and checksum per member (never a page), at most
+ * recovery_mem_kb in total; a FLUSH only looks entries up.  Time: each
+ * pass reads the log once plus one read per replayed block, with O(1)
+ * lookups.  A journal that breaks a bound, holds a location outside the
+ * array, or ends with write-back stripes (data without parity, not
+ * supported yet) is refused before the first write: the array stays
+ * read-only and the journal is left as it was.
  *
  * Only blocks that were logged are written, so a degraded array never
  * reconstructs anything from parity that may be stale.  Replaying twice
  * (a crash during recovery) writes the same blocks again: harmless.
  */
 #include <linux/blkdev.h>
+#include <linux/hash.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include "raid5j/bounds.h"
 #include "r5j_journal_int.h"
 
+/*
+ * Budget for the stripes a recovery tracks at once (entries of a few
+ * dozen bytes, not pages): 16 MiB tracks ~190,000 stripes of a 4-member
+ * array.  A journal needing more is refused, never half replayed.
+ */
+static unsigned int recovery_mem_kb = 16384;
+module_param(recovery_mem_kb, uint, 0644);
+MODULE_PARM_DESC(recovery_mem_kb,
+		 "memory for journal recovery's stripe table, KiB (default 16384)");
+
+#define REC_HASH_BITS	14
+
+struct rec_block {
+	u64 pos;			/* ring sector of the logged page + 1 */
+	u32 csum;
+};
+
 struct rec_stripe {
-	struct list_head list;
+	struct hlist_node node;
 	sector_t sector;
-	struct page *blocks[];		/* per member: logged block or NULL */
+	struct rec_block blocks[];	/* per member; pos 0: not logged */
 };
 
 struct rec_ctx {
 	struct r5j_journal *log;
 	struct r5j_conf *conf;
-	struct list_head pending;	/* stripes with data, no parity yet */
-	unsigned int nr_pending;
+	struct r5j_bounds bounds;
+	bool replay;			/* second pass: write */
+	struct hlist_head *hash;
+	unsigned int nr_pending;	/* stripes with data, no parity yet */
+	unsigned int max_pending;
+	struct page *buf;		/* one block in flight */
 	u64 txns, stripes, blocks;
 };
 
@@ -39,7 +80,7 @@ static int read_log_block(void *ctx, u64 sector, void *buf)
 	struct r5j_journal *log = ctx;
 	struct page *page = virt_to_page(buf);
 
-	if (sector + R5J_BLOCK_SECTORS > log->rdev->sectors)
+	if (!r5j_range_ok(sector, R5J_BLOCK_SECTORS, log->rdev->sectors))
 		return -ERANGE;
 	if (!sync_page_io(log->rdev, sector, PAGE_SIZE, page, REQ_OP_READ,
 			  false))
@@ -47,14 +88,14 @@ static int read_log_block(void *ctx, u64 sector, void *buf)
 	return 0;
 }
 
+static struct hlist_head *rec_bucket(struct rec_ctx *rc, sector_t sector)
+{
+	return &rc->hash[hash_64(sector >> R5J_STRIPE_SHIFT, REC_HASH_BITS)];
+}
+
 static void free_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 {
-	int i;
-
-	for (i = 0; i < rc->conf->raid_disks; i++)
-		if (rs->blocks[i])
-			put_page(rs->blocks[i]);
-	list_del(&rs->list);
+	hlist_del(&rs->node);
 	kfree(rs);
 	rc->nr_pending--;
 }
@@ -62,63 +103,61 @@ static void free_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 static struct rec_stripe *find_rec_stripe(struct rec_ctx *rc, sector_t sector,
 					  bool create)
 {
+	struct hlist_head *head = rec_bucket(rc, sector);
 	struct rec_stripe *rs;
 
-	list_for_each_entry(rs, &rc->pending, list)
+	hlist_for_each_entry(rs, head, node)
 		if (rs->sector == sector)
 			return rs;
 	if (!create)
 		return NULL;
+	if (rc->nr_pending >= rc->max_pending) {
+		pr_err("md/raid:%s: journal holds more than %u stripes with data but no parity yet, more than recovery_mem_kb=%u allows: refused, nothing written\n",
+		       mdname(rc->conf->mddev), rc->max_pending,
+		       recovery_mem_kb);
+		return ERR_PTR(-E2BIG);
+	}
 	rs = kzalloc(struct_size(rs, blocks, rc->conf->raid_disks),
 		     GFP_KERNEL);
 	if (!rs)
 		return ERR_PTR(-ENOMEM);
 	rs->sector = sector;
-	list_add_tail(&rs->list, &rc->pending);
+	hlist_add_head(&rs->node, head);
 	rc->nr_pending++;
 	return rs;
 }
 
-/* Read page @i of payload @p from the log and check it again. */
-static struct page *load_page(struct rec_ctx *rc, const struct r5j_payload *p,
-			      unsigned int i)
+/* Read the page logged at ring sector @pos into rc->buf, check it again. */
+static int load_block(struct rec_ctx *rc, u64 pos, u32 csum)
 {
 	struct r5j_journal *log = rc->log;
-	struct page *page = alloc_page(GFP_KERNEL);
-	u64 pos = r5j_payload_page_pos(&log->fmt, p, i);
+	void *buf = page_address(rc->buf);
 
-	if (!page)
-		return ERR_PTR(-ENOMEM);
-	if (read_log_block(log, pos, page_address(page)) ||
-	    r5j_page_csum(log->fmt.seed, page_address(page)) !=
-	    r5j_payload_csum(p, i)) {
+	if (read_log_block(log, pos, buf) ||
+	    r5j_page_csum(log->fmt.seed, buf) != csum) {
 		pr_err("md/raid:%s: journal: block at %llu changed or unreadable during recovery\n",
 		       mdname(log->mddev), (unsigned long long)pos);
-		put_page(page);
-		return ERR_PTR(-EIO);
+		return -EIO;
 	}
-	return page;
+	return 0;
 }
 
-/* Write the stripe's logged blocks to the members that are present. */
-static void replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
+/* Write rc->buf as @member's block of stripe @sector, replacement too. */
+static void write_block(struct rec_ctx *rc, sector_t sector, int member)
 {
 	struct r5j_conf *conf = rc->conf;
+	struct mutex *held = &conf->mddev->reconfig_mutex;
+	struct md_rdev *rdev;
 	int i;
 
-	for (i = 0; i < conf->raid_disks * 2; i++) {
-		int member = i % conf->raid_disks;
-		struct md_rdev *rdev;
-
-		if (!rs->blocks[member])
-			continue;
+	for (i = member; i < conf->raid_disks * 2; i += conf->raid_disks) {
 		/* the member, then its replacement (mid `mdadm --replace`) */
 		rdev = rcu_dereference_protected(*r5j_dev_slot(conf, i),
-				lockdep_is_held(&conf->mddev->reconfig_mutex));
+						 lockdep_is_held(held));
 		if (!r5j_rdev_usable(rdev))
 			continue;	/* parity carries it */
-		if (!sync_page_io(rdev, rs->sector, PAGE_SIZE,
-				  rs->blocks[member], REQ_OP_WRITE, false)) {
+		if (!sync_page_io(rdev, sector, PAGE_SIZE, rc->buf,
+				  REQ_OP_WRITE, false)) {
 			pr_err("md/raid:%s: journal replay: write to %pg failed\n",
 			       mdname(conf->mddev), rdev->bdev);
 			md_error(conf->mddev, rdev);
@@ -126,65 +165,75 @@ static void replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 		}
 		rc->blocks++;
 	}
+}
+
+/*
+ * A stripe's parity arrived: in the replay pass write its remembered data
+ * blocks, then the parity pages of @p, one block at a time.
+ */
+static int replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs,
+			 const struct r5j_payload *p,
+			 const struct r5j_stripe_map *map)
+{
+	struct r5j_conf *conf = rc->conf;
+	unsigned int i;
+	int member, err;
+
+	if (!rc->replay)
+		return 0;
+	for (member = 0; member < conf->raid_disks; member++) {
+		struct rec_block *b = &rs->blocks[member];
+
+		if (!b->pos || member == map->pd_idx || member == map->qd_idx)
+			continue;
+		err = load_block(rc, b->pos - 1, b->csum);
+		if (err)
+			return err;
+		write_block(rc, rs->sector, member);
+	}
+	for (i = 0; i < p->pages && i < R5J_MAX_PARITY_PAGES; i++) {
+		member = i ? map->qd_idx : map->pd_idx;
+		if (member < 0)
+			break;
+		err = load_block(rc, r5j_payload_page_pos(&rc->log->fmt, p, i),
+				 r5j_payload_csum(p, i));
+		if (err)
+			return err;
+		write_block(rc, rs->sector, member);
+	}
 	rc->stripes++;
-	free_rec_stripe(rc, rs);
+	return 0;
+}
+
+static int bad_location(struct rec_ctx *rc, const struct r5j_txn *t,
+			const struct r5j_payload *p, enum r5j_reason why)
+{
+	pr_err("md/raid:%s: journal: %s payload in seq %llu at %llu: location %llu %s (array %llu sectors, members %llu): refused, nothing written\n",
+	       mdname(rc->conf->mddev),
+	       p->type == R5LOG_PAYLOAD_DATA ? "DATA" : "PARITY",
+	       (unsigned long long)t->seq, (unsigned long long)t->pos,
+	       (unsigned long long)p->location, r5j_reason_name(why),
+	       (unsigned long long)rc->bounds.array_sectors,
+	       (unsigned long long)rc->bounds.dev_sectors);
+	return -EINVAL;
 }
 
 static int recover_txn(struct rec_ctx *rc, const struct r5j_txn *t)
 {
 	struct r5j_journal *log = rc->log;
-	struct r5j_conf *conf = rc->conf;
 	struct r5j_payload_iter it;
 	struct r5j_stripe_map map;
 	struct r5j_payload p;
 	struct rec_stripe *rs;
-	struct page *page;
+	enum r5j_reason why;
 	unsigned int i;
-	int dd_idx;
+	int dd_idx, err;
 	u64 stripe;
 
 	r5j_payload_iter_init(&it, &log->fmt, t->meta, t->pos);
 	while (r5j_payload_next(&it, &p)) {
-		switch (p.type) {
-		case R5LOG_PAYLOAD_DATA:
-			stripe = r5j_map_array_sector(&conf->geom, p.location,
-						      &dd_idx, &map);
-			if (stripe + R5J_STRIPE_SECTORS > conf->mddev->dev_sectors) {
-				pr_err("md/raid:%s: journal: data block for array sector %llu lies beyond the array\n",
-				       mdname(conf->mddev),
-				       (unsigned long long)p.location);
-				return -EINVAL;
-			}
-			rs = find_rec_stripe(rc, stripe, true);
-			if (IS_ERR(rs))
-				return PTR_ERR(rs);
-			page = load_page(rc, &p, 0);
-			if (IS_ERR(page))
-				return PTR_ERR(page);
-			if (rs->blocks[dd_idx])
-				put_page(rs->blocks[dd_idx]);
-			rs->blocks[dd_idx] = page;
-			break;
-		case R5LOG_PAYLOAD_PARITY:
-			rs = find_rec_stripe(rc, p.location, false);
-			if (!rs)
-				break;	/* parity alone: nothing to replay */
-			r5j_stripe_parity(&conf->geom, p.location, &map);
-			for (i = 0; i < p.pages && i < 2; i++) {
-				int idx = i ? map.qd_idx : map.pd_idx;
-
-				if (idx < 0)
-					break;
-				page = load_page(rc, &p, i);
-				if (IS_ERR(page))
-					return PTR_ERR(page);
-				if (rs->blocks[idx])
-					put_page(rs->blocks[idx]);
-				rs->blocks[idx] = page;
-			}
-			replay_stripe(rc, rs);
-			break;
-		case R5LOG_PAYLOAD_FLUSH:
+		if (p.type == R5LOG_PAYLOAD_FLUSH) {
+			/* lookups only: a flood of them allocates nothing */
 			for (i = 0; i < p.nr_stripes; i++) {
 				rs = find_rec_stripe(rc,
 						     r5j_payload_stripe(&p, i),
@@ -192,8 +241,27 @@ static int recover_txn(struct rec_ctx *rc, const struct r5j_txn *t)
 				if (rs)
 					free_rec_stripe(rc, rs);
 			}
-			break;
+			continue;
 		}
+		why = r5j_payload_target(&rc->bounds, &p, &stripe, &dd_idx,
+					 &map);
+		if (why != R5J_OK)
+			return bad_location(rc, t, &p, why);
+		if (p.type == R5LOG_PAYLOAD_DATA) {
+			rs = find_rec_stripe(rc, stripe, true);
+			if (IS_ERR(rs))
+				return PTR_ERR(rs);
+			rs->blocks[dd_idx].pos = p.log_pos + 1;
+			rs->blocks[dd_idx].csum = r5j_payload_csum(&p, 0);
+			continue;
+		}
+		rs = find_rec_stripe(rc, stripe, false);
+		if (!rs)
+			continue;	/* parity alone: nothing to replay */
+		err = replay_stripe(rc, rs, &p, &map);
+		if (err)
+			return err;
+		free_rec_stripe(rc, rs);
 	}
 	rc->txns++;
 	return 0;
@@ -201,10 +269,15 @@ static int recover_txn(struct rec_ctx *rc, const struct r5j_txn *t)
 
 static void drop_pending(struct rec_ctx *rc)
 {
-	struct rec_stripe *rs, *tmp;
+	struct rec_stripe *rs;
+	struct hlist_node *tmp;
+	unsigned int b;
 
-	list_for_each_entry_safe(rs, tmp, &rc->pending, list)
-		free_rec_stripe(rc, rs);
+	if (!rc->hash)
+		return;
+	for (b = 0; b < (1U << REC_HASH_BITS); b++)
+		hlist_for_each_entry_safe(rs, tmp, &rc->hash[b], node)
+			free_rec_stripe(rc, rs);
 }
 
 /* Start an empty log at @pos with @seq: the one block at journal_tail. */
@@ -226,65 +299,111 @@ static int new_log(struct r5j_journal *log, u64 pos, u64 seq)
 	return 0;
 }
 
+/*
+ * One pass over the log from journal_tail.  Returns 0 with *scan at the
+ * log's end, 1 if there is no log (scan->stop says why), or an errno.
+ */
+static int recover_pass(struct rec_ctx *rc, struct r5j_scan *scan)
+{
+	struct mddev *mddev = rc->log->mddev;
+	struct r5j_txn t;
+	int err, n;
+
+	rc->txns = 0;
+	err = r5j_scan_start(scan, rc->log->rdev->journal_tail);
+	if (err == -ENOENT)
+		return 1;
+	if (err) {
+		pr_err("md/raid:%s: journal: cannot read the log (%d)\n",
+		       mdname(mddev), err);
+		return err;
+	}
+	while ((n = r5j_scan_next(scan, &t)) > 0) {
+		cond_resched();
+		if (t.verdict != R5J_OK) {
+			if (!rc->replay)
+				pr_warn("md/raid:%s: journal: transaction seq %llu at %llu skipped: %s\n",
+					mdname(mddev), (unsigned long long)t.seq,
+					(unsigned long long)t.pos,
+					r5j_reason_name(t.verdict));
+			continue;
+		}
+		err = recover_txn(rc, &t);
+		if (err)
+			return err;
+	}
+	if (n < 0) {
+		pr_err("md/raid:%s: journal: read error while scanning at %llu\n",
+		       mdname(mddev), (unsigned long long)scan->pos);
+		return n;
+	}
+	return 0;
+}
+
 int r5j_journal_recover(struct r5j_journal *log)
 {
 	struct mddev *mddev = log->mddev;
 	struct rec_ctx rc = { .log = log, .conf = log->conf };
 	struct page *meta_page, *scratch;
+	size_t entry;
 	struct r5j_scan scan;
-	struct r5j_txn t;
-	u64 tail = log->rdev->journal_tail;
-	int err, n;
+	u64 end_pos, end_seq;
+	int err;
 
-	INIT_LIST_HEAD(&rc.pending);
+	r5j_bounds_init(&rc.bounds, &rc.conf->geom, mddev->dev_sectors);
+	entry = struct_size_t(struct rec_stripe, blocks, rc.conf->raid_disks);
+	rc.max_pending = clamp_t(u64, div_u64((u64)recovery_mem_kb * 1024,
+					      entry), 1, UINT_MAX);
+	rc.hash = kvcalloc(1U << REC_HASH_BITS, sizeof(*rc.hash), GFP_KERNEL);
 	meta_page = alloc_page(GFP_KERNEL);
 	scratch = alloc_page(GFP_KERNEL);
-	if (!meta_page || !scratch) {
+	rc.buf = alloc_page(GFP_KERNEL);
+	if (!rc.hash || !meta_page || !scratch || !rc.buf) {
 		err = -ENOMEM;
 		goto out;
 	}
 	r5j_scan_init(&scan, &log->fmt, read_log_block, log,
 		      page_address(meta_page), page_address(scratch));
-	err = r5j_scan_start(&scan, tail);
+
+	/* pass 1: check everything, write nothing */
+	err = recover_pass(&rc, &scan);
 	if (scan.tail_reset)
 		pr_warn("md/raid:%s: journal: journal_tail %llu is past the journal or unaligned; scanning from 0\n",
-			mdname(mddev), (unsigned long long)tail);
-	if (err == -ENOENT) {
+			mdname(mddev),
+			(unsigned long long)log->rdev->journal_tail);
+	if (err == 1) {
 		pr_info("md/raid:%s: journal: no valid log at sector %llu (%s): starting a new log\n",
 			mdname(mddev), (unsigned long long)scan.pos,
 			r5j_reason_name(scan.stop));
 		err = new_log(log, 0, get_random_u32());
 		goto out;
 	}
-	if (err) {
-		pr_err("md/raid:%s: journal: cannot read the log (%d)\n",
-		       mdname(mddev), err);
+	if (err)
 		goto out;
-	}
-
-	while ((n = r5j_scan_next(&scan, &t)) > 0) {
-		if (t.verdict != R5J_OK) {
-			pr_warn("md/raid:%s: journal: transaction seq %llu at %llu skipped: %s\n",
-				mdname(mddev), (unsigned long long)t.seq,
-				(unsigned long long)t.pos,
-				r5j_reason_name(t.verdict));
-			continue;
-		}
-		err = recover_txn(&rc, &t);
-		if (err)
-			goto out;
-	}
-	if (n < 0) {
-		err = n;
-		pr_err("md/raid:%s: journal: read error while scanning at %llu\n",
-		       mdname(mddev), (unsigned long long)scan.pos);
-		goto out;
-	}
 	if (rc.nr_pending) {
 		/* write-back data without parity: needs the cache issue */
 		pr_err("md/raid:%s: journal holds %u write-back stripes without parity; raid5j cannot recover them yet: assemble with raid456\n",
 		       mdname(mddev), rc.nr_pending);
 		err = -EOPNOTSUPP;
+		goto out;
+	}
+	end_pos = scan.pos;
+	end_seq = scan.seq;
+
+	/* pass 2: the same walk, writing */
+	rc.replay = true;
+	err = recover_pass(&rc, &scan);
+	if (!err && (scan.pos != end_pos || scan.seq != end_seq)) {
+		pr_err("md/raid:%s: journal changed during recovery (end %llu seq %llu, then %llu seq %llu)\n",
+		       mdname(mddev), (unsigned long long)end_pos,
+		       (unsigned long long)end_seq,
+		       (unsigned long long)scan.pos,
+		       (unsigned long long)scan.seq);
+		err = -EIO;
+	}
+	if (err) {
+		if (err == 1)
+			err = -EIO;
 		goto out;
 	}
 
@@ -304,6 +423,9 @@ int r5j_journal_recover(struct r5j_journal *log)
 		      scan.seq + R5J_SEQ_JUMP);
 out:
 	drop_pending(&rc);
+	kvfree(rc.hash);
+	if (rc.buf)
+		put_page(rc.buf);
 	if (meta_page)
 		put_page(meta_page);
 	if (scratch)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <linux/fs.h>
 #include "raid5j/types.h"
+#include "raid5j/bounds.h"
 #include "raid5j/mdsb.h"
 
 u64 mdsb_location(int minor, u64 dev_sectors)
@@ -95,6 +96,34 @@ int mdsb_read(int fd, struct mdsb *s)
 		return 0;
 	}
 	return -ENOENT;
+}
+
+int mdsb_check(const struct mdsb *s, const char **why)
+{
+	u64 doff = le64_to_cpu(s->sb.data_offset);
+	u64 dsize = le64_to_cpu(s->sb.data_size);
+	/* md's sb_size: 256 + 2 * max_dev bytes in whole (512 B) sectors */
+	u64 sb_end = s->sb_sector +
+		     (256 + 2 * (u64)le32_to_cpu(s->sb.max_dev) + 511) / 512;
+
+	if (dsize < 10) {
+		*why = "data_size too small";
+		return -EINVAL;
+	}
+	if (s->minor) {
+		if (doff < sb_end) {
+			*why = "data_offset inside or before the superblock";
+			return -EINVAL;
+		}
+		if (!r5j_range_ok(doff, dsize, s->dev_sectors)) {
+			*why = "data area past the end of the device";
+			return -EINVAL;
+		}
+	} else if (!r5j_range_ok(doff, dsize, s->sb_sector)) {
+		*why = "data area overlaps the superblock or the device end";
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int mdsb_write(int fd, struct mdsb *s)

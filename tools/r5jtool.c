@@ -19,18 +19,29 @@
  *     stripe engine write them with fresh parity.  r5jtool writes them
  *     directly: the other data blocks are read from the members, P (and Q)
  *     computed, data and parity written.  All data members must be present.
- *   - members are synced, then an empty meta block with seq + 10000 is
+ *   - members are synced, then an empty meta block with seq + 10000 (a
+ *     random seq if journal_tail had to be reset, as the kernel does) is
  *     written at the end of the log, then journal_tail moves there.
- * Everything is planned and checked before the first write; an
+ * Everything is planned and checked before the first write: superblock
+ * offsets (as md's super_1_load), every DATA and PARITY location
+ * (drivers/shared/bounds.c, the kernel's check), every target block.  An
  * interruption leaves the journal as it was, and replaying again gives the
  * same result.
+ *
+ * The journal is untrusted: memory is bounded by the log's size (one plan
+ * entry per logged page at most; a FLUSH only looks stripes up) and time
+ * is linear in it (hashed lookups).  Members that are rebuilding
+ * (recovery_offset set) and replacements are never read: they count as
+ * missing for data-only stripes, and get the writes, as in the kernel.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdarg.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include "raid5j/types.h"
+#include "raid5j/bounds.h"
 #include "raid5j/journal.h"
 #include "raid5j/layout.h"
 #include "raid5j/mdsb.h"
@@ -96,12 +107,14 @@ struct dev {
 	int fd;
 	struct mdsb sb;
 	int role;
+	bool rebuilding;	/* recovery_offset set or a replacement: no reads */
 	u64 data_offset;	/* sectors */
 	u64 dev_sectors;
 };
 
 static void dev_open(struct dev *d, const char *path, bool rw)
 {
+	const char *why;
 	int err;
 
 	d->path = path;
@@ -113,9 +126,19 @@ static void dev_open(struct dev *d, const char *path, bool rw)
 		die("%s: no md v1.x superblock", path);
 	if (err)
 		die("%s: cannot read superblock: %s", path, strerror(-err));
+	if (mdsb_check(&d->sb, &why))
+		die("refusing: %s: bad superblock: %s", path, why);
 	d->role = mdsb_role(&d->sb);
 	d->data_offset = le64_to_cpu(d->sb.sb.data_offset);
 	d->dev_sectors = d->sb.dev_sectors;
+}
+
+/* [sector, sector + 8) of the data area lies on the device. */
+static bool dev_range_ok(const struct dev *d, u64 sector)
+{
+	return d->data_offset <= d->dev_sectors &&
+	       r5j_range_ok(sector, R5J_BLOCK_SECTORS,
+			    d->dev_sectors - d->data_offset);
 }
 
 /* Read 4 KiB at dev sector (relative to data_offset); -ERANGE past the end. */
@@ -124,7 +147,7 @@ static int dev_read(struct dev *d, u64 sector, void *buf)
 	u64 at = d->data_offset + sector;
 	ssize_t n;
 
-	if (at + R5J_BLOCK_SECTORS > d->dev_sectors)
+	if (!dev_range_ok(d, sector))
 		return -ERANGE;
 	n = pread(d->fd, buf, R5J_BLOCK_SIZE, (off_t)(at * 512));
 	if (n < 0)
@@ -137,8 +160,9 @@ static void dev_write(struct dev *d, u64 sector, const void *buf)
 	u64 at = d->data_offset + sector;
 	ssize_t n;
 
-	if (at + R5J_BLOCK_SECTORS > d->dev_sectors)
-		die("%s: write past the end of the device", d->path);
+	/* cmd_replay checked every target before the first write */
+	if (!dev_range_ok(d, sector))
+		die("internal error: %s: write past the data area", d->path);
 	n = pwrite(d->fd, buf, R5J_BLOCK_SIZE, (off_t)(at * 512));
 	if (n != R5J_BLOCK_SIZE)
 		die("%s: write at sector %llu failed: %s", d->path, (ull)at,
@@ -162,10 +186,12 @@ struct ctx {
 	struct dev j;			/* journal device */
 	struct r5j_log log;
 	struct r5j_geom geom;
+	struct r5j_bounds bounds;	/* what payloads may address */
 	u64 member_sectors;		/* sb "size": used sectors per member */
 	u64 array_sectors;
 	struct dev *m;			/* by role; fd < 0 if missing */
-	int missing;
+	struct dev *rep;		/* replacements by role; fd < 0 if none */
+	int missing;			/* members not readable */
 	bool json;
 	bool dry_run;
 	u8 meta[R5J_BLOCK_SIZE];
@@ -201,7 +227,8 @@ static void journal_open(struct ctx *c, const char *path, bool rw)
 			 level))
 		die("%s: journal too small", path);
 	c->member_sectors = le64_to_cpu(sb->size);
-	c->array_sectors = r5j_array_size(&c->geom, c->member_sectors);
+	r5j_bounds_init(&c->bounds, &c->geom, c->member_sectors);
+	c->array_sectors = c->bounds.array_sectors;
 }
 
 /* ---- output ---- */
@@ -470,10 +497,35 @@ static void plan_act(struct plan *pl, const struct action *a)
 	pl->acts[pl->nacts++] = *a;
 }
 
-static struct stripe *plan_stripe(struct ctx *c, struct plan *pl, u64 sector)
+static size_t stripe_hash(const struct plan *pl, u64 sector)
 {
-	size_t h = (size_t)((sector >> 3) * 0x9e3779b97f4a7c15ull >> 20) %
-		   pl->nhash;
+	return (size_t)((sector >> 3) * 0x9e3779b97f4a7c15ull >> 20) %
+	       pl->nhash;
+}
+
+/* Keep chains short whatever the log holds: double the table as it fills. */
+static void plan_rehash(struct plan *pl)
+{
+	size_t i, h;
+
+	free(pl->hash);
+	pl->nhash *= 2;
+	pl->hash = xcalloc(pl->nhash, sizeof(*pl->hash));
+	for (i = 0; i < pl->nst; i++) {
+		h = stripe_hash(pl, pl->st[i].sector);
+		pl->st[i].next = pl->hash[h];
+		pl->hash[h] = i + 1;
+	}
+}
+
+/*
+ * The plan entry of a stripe; created only if create (DATA and PARITY,
+ * which have a page in the log each, so entries never outnumber pages).
+ */
+static struct stripe *plan_stripe(struct ctx *c, struct plan *pl, u64 sector,
+				  bool create)
+{
+	size_t h = stripe_hash(pl, sector);
 	size_t i = pl->hash[h];
 	struct r5j_stripe_map map;
 	struct stripe *s;
@@ -483,6 +535,8 @@ static struct stripe *plan_stripe(struct ctx *c, struct plan *pl, u64 sector)
 			return &pl->st[i - 1];
 		i = pl->st[i - 1].next;
 	}
+	if (!create)
+		return NULL;
 	if (pl->nst == pl->cap_st) {
 		pl->cap_st = pl->cap_st ? 2 * pl->cap_st : 64;
 		pl->st = realloc(pl->st, pl->cap_st * sizeof(*pl->st));
@@ -499,6 +553,8 @@ static struct stripe *plan_stripe(struct ctx *c, struct plan *pl, u64 sector)
 	s->par.qd = map.qd_idx;
 	s->next = pl->hash[h];
 	pl->hash[h] = pl->nst;
+	if (pl->nst > 2 * pl->nhash)
+		plan_rehash(pl);
 	return s;
 }
 
@@ -544,24 +600,34 @@ static void plan_txn(struct ctx *c, struct plan *pl)
 	int dd;
 	u64 sector;
 	struct r5j_stripe_map map;
+	enum r5j_reason why;
 
 	r5j_payload_iter_init(&it, &c->log, c->meta, r5j_meta_position(c->meta));
 	while (r5j_payload_next(&it, &p)) {
+		if (p.type != R5LOG_PAYLOAD_FLUSH) {
+			why = r5j_payload_target(&c->bounds, &p, &sector, &dd,
+						 &map);
+			if (why != R5J_OK)
+				die("refusing: %s payload in seq %llu: location %llu: %s (array %llu sectors, members %llu)",
+				    p.type == R5LOG_PAYLOAD_DATA ? "DATA" :
+				    "PARITY", (ull)r5j_meta_seq(c->meta),
+				    (ull)p.location, r5j_reason_name(why),
+				    (ull)c->array_sectors,
+				    (ull)c->member_sectors);
+		}
 		switch (p.type) {
 		case R5LOG_PAYLOAD_FLUSH:
+			/* lookups only: a FLUSH never makes an entry */
 			for (i = 0; i < p.nr_stripes; i++) {
-				sector = r5j_payload_stripe(&p, i);
-				stripe_reset(c, plan_stripe(c, pl, sector));
+				s = plan_stripe(c, pl,
+						r5j_payload_stripe(&p, i),
+						false);
+				if (s)
+					stripe_reset(c, s);
 			}
 			break;
 		case R5LOG_PAYLOAD_DATA:
-			if (p.location % R5J_BLOCK_SECTORS ||
-			    p.location + R5J_BLOCK_SECTORS > c->array_sectors)
-				die("refusing: DATA payload for array sector %llu outside the array (%llu sectors)",
-				    (ull)p.location, (ull)c->array_sectors);
-			sector = r5j_map_array_sector(&c->geom, p.location,
-						      &dd, &map);
-			s = plan_stripe(c, pl, sector);
+			s = plan_stripe(c, pl, sector, true);
 			if (!s->caching && s->page[s->par.pd])
 				plan_replay_stripe(c, pl, s);
 			s->page[dd] = p.log_pos + 1;
@@ -569,11 +635,7 @@ static void plan_txn(struct ctx *c, struct plan *pl)
 			s->caching = true;
 			break;
 		case R5LOG_PAYLOAD_PARITY:
-			if (p.location % R5J_BLOCK_SECTORS ||
-			    p.location + R5J_BLOCK_SECTORS > c->member_sectors)
-				die("refusing: PARITY payload for stripe %llu outside the members (%llu sectors)",
-				    (ull)p.location, (ull)c->member_sectors);
-			s = plan_stripe(c, pl, p.location);
+			s = plan_stripe(c, pl, sector, true);
 			s->page[s->par.pd] = p.log_pos + 1;
 			s->csum[s->par.pd] = r5j_payload_csum(&p, 0);
 			if (s->par.qd >= 0) {
@@ -587,12 +649,52 @@ static void plan_txn(struct ctx *c, struct plan *pl)
 	}
 }
 
+/*
+ * Later writes of the same block supersede earlier ones (verify): walk
+ * the actions backwards with an open-addressing set of (member, sector),
+ * linear in the number of actions.
+ */
+static void plan_supersede(struct plan *pl)
+{
+	struct blk_key {
+		u64 sector;
+		int member;	/* -1: empty slot */
+	} *set;
+	size_t n = 16, i, h;
+
+	while (n < 2 * pl->nacts)
+		n *= 2;
+	set = xcalloc(n, sizeof(*set));
+	for (h = 0; h < n; h++)
+		set[h].member = -1;
+	for (i = pl->nacts; i-- > 0;) {
+		struct action *a = &pl->acts[i];
+
+		if (a->kind != ACT_LOG_PAGE)
+			continue;
+		h = (size_t)(((a->sector >> 3) * 0x9e3779b97f4a7c15ull +
+			      (u64)a->member * 0xc2b2ae3d27d4eb4full) >> 16) &
+		    (n - 1);
+		while (set[h].member >= 0 &&
+		       (set[h].member != a->member ||
+			set[h].sector != a->sector))
+			h = (h + 1) & (n - 1);
+		if (set[h].member >= 0) {
+			a->superseded = true;
+		} else {
+			set[h].member = a->member;
+			set[h].sector = a->sector;
+		}
+	}
+	free(set);
+}
+
 /* Scan the whole log into a plan; prints the transactions if print. */
 static bool plan_build(struct ctx *c, struct plan *pl, struct r5j_scan *s,
 		       bool print)
 {
 	struct r5j_txn t;
-	size_t i, j;
+	size_t i;
 	struct action a;
 	int err;
 	bool first = true;
@@ -638,14 +740,7 @@ static bool plan_build(struct ctx *c, struct plan *pl, struct r5j_scan *s,
 		plan_act(pl, &a);
 		pl->data_only++;
 	}
-	/* later writes of the same block supersede earlier ones (verify) */
-	for (i = 0; i < pl->nacts; i++)
-		for (j = i + 1; j < pl->nacts && !pl->acts[i].superseded; j++)
-			if (pl->acts[j].kind == ACT_LOG_PAGE &&
-			    pl->acts[i].kind == ACT_LOG_PAGE &&
-			    pl->acts[j].member == pl->acts[i].member &&
-			    pl->acts[j].sector == pl->acts[i].sector)
-				pl->acts[i].superseded = true;
+	plan_supersede(pl);
 	return true;
 }
 
@@ -664,16 +759,24 @@ static void plan_free(struct plan *pl)
 
 /* ---- members ---- */
 
+/* Member i can be read: present, in sync (not rebuilding). */
+static bool member_readable(const struct ctx *c, int i)
+{
+	return c->m[i].fd >= 0 && !c->m[i].rebuilding;
+}
+
 static void members_open(struct ctx *c, char **paths, int n, bool rw)
 {
 	const struct mdp_superblock_1 *js = &c->j.sb.sb, *ms;
 	u64 events = le64_to_cpu(js->events);
 	int i, role, parity = r5j_geom_parity_disks(&c->geom);
-	struct dev d;
+	struct dev d, *slot;
+	u32 feat;
 
 	c->m = xcalloc((size_t)c->geom.raid_disks, sizeof(*c->m));
+	c->rep = xcalloc((size_t)c->geom.raid_disks, sizeof(*c->rep));
 	for (i = 0; i < c->geom.raid_disks; i++)
-		c->m[i].fd = -1;
+		c->m[i].fd = c->rep[i].fd = -1;
 	if (le32_to_cpu(js->feature_map) & MD_FEATURE_RESHAPE_ACTIVE)
 		die("refusing: a reshape is in progress");
 	for (i = 0; i < n; i++) {
@@ -700,17 +803,28 @@ static void members_open(struct ctx *c, char **paths, int n, bool rw)
 		if (le64_to_cpu(ms->events) != events)
 			die("refusing: %s: events %llu differ from the journal's %llu (stale member?)",
 			    d.path, (ull)le64_to_cpu(ms->events), (ull)events);
-		if (c->m[role].fd >= 0)
-			die("refusing: %s and %s both claim role %d",
-			    c->m[role].path, d.path, role);
-		c->m[role] = d;
+		/* every block the plan may touch lies on the device */
+		if (le64_to_cpu(ms->data_size) < c->member_sectors)
+			die("refusing: %s: data_size %llu smaller than the array's member size %llu",
+			    d.path, (ull)le64_to_cpu(ms->data_size),
+			    (ull)c->member_sectors);
+		/* not rebuilt yet: its blocks may be stale, never read them */
+		feat = le32_to_cpu(ms->feature_map);
+		d.rebuilding = feat & (MD_FEATURE_RECOVERY_OFFSET |
+				       MD_FEATURE_REPLACEMENT);
+		slot = feat & MD_FEATURE_REPLACEMENT ? c->rep : c->m;
+		if (slot[role].fd >= 0)
+			die("refusing: %s and %s both claim role %d%s",
+			    slot[role].path, d.path, role,
+			    slot == c->rep ? " as replacements" : "");
+		slot[role] = d;
 	}
 	c->missing = 0;
 	for (i = 0; i < c->geom.raid_disks; i++)
-		if (c->m[i].fd < 0)
+		if (!member_readable(c, i))
 			c->missing++;
 	if (c->missing > parity)
-		die("refusing: %d of %d members missing, %s tolerates %d",
+		die("refusing: %d of %d members missing or rebuilding, %s tolerates %d",
 		    c->missing, c->geom.raid_disks, level_name(c->geom.level),
 		    parity);
 }
@@ -750,7 +864,7 @@ static bool build_data_only(struct ctx *c, const struct stripe *s,
 		if (logged[i]) {
 			read_log_page(c, s->page[i] - 1, s->csum[i], blocks[i]);
 		} else {
-			if (c->m[i].fd < 0)
+			if (!member_readable(c, i))
 				return false;
 			if (dev_read(&c->m[i], s->sector, blocks[i]))
 				die("%s: cannot read sector %llu", c->m[i].path,
@@ -843,7 +957,7 @@ static int cmd_verify(struct ctx *c, const char *jpath, char **members,
 			continue;
 		if (a->kind == ACT_LOG_PAGE) {
 			read_log_page(c, a->log_pos, a->csum, c->page);
-			if (c->m[a->member].fd < 0) {
+			if (!member_readable(c, a->member)) {
 				st = "member-missing";
 				absent++;
 			} else if (dev_read(&c->m[a->member], a->sector,
@@ -884,7 +998,7 @@ static int cmd_verify(struct ctx *c, const char *jpath, char **members,
 				if (!logged[k] && k != map.pd_idx &&
 				    k != map.qd_idx)
 					continue;
-				if (c->m[k].fd < 0)
+				if (!member_readable(c, k))
 					continue;
 				if (dev_read(&c->m[k], a->sector, c->page2) ||
 				    memcmp(blocks[k], c->page2, R5J_BLOCK_SIZE))
@@ -923,6 +1037,58 @@ static void say_write(struct ctx *c, const char *what, const struct dev *d,
 		       (ull)(d->data_offset + sector));
 }
 
+/* Write a block to member k and, mid `mdadm --replace`, its replacement. */
+static void member_write(struct ctx *c, int k, const char *what, u64 sector,
+			 const void *buf)
+{
+	struct dev *d[2] = { &c->m[k], &c->rep[k] };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (d[i]->fd < 0)
+			continue;
+		say_write(c, what, d[i], sector);
+		if (!c->dry_run)
+			dev_write(d[i], sector, buf);
+	}
+}
+
+/* Every block the plan writes lies in its device's data area: refuse if not. */
+static void plan_check_targets(struct ctx *c, const struct plan *pl)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < pl->nacts; i++) {
+		const struct action *a = &pl->acts[i];
+
+		for (k = 0; k < c->geom.raid_disks; k++) {
+			if (a->kind == ACT_LOG_PAGE && k != a->member)
+				continue;
+			if (!r5j_range_ok(a->sector, R5J_BLOCK_SECTORS,
+					  c->member_sectors) ||
+			    (c->m[k].fd >= 0 && !dev_range_ok(&c->m[k], a->sector)) ||
+			    (c->rep[k].fd >= 0 &&
+			     !dev_range_ok(&c->rep[k], a->sector)))
+				die("refusing: stripe %llu lies outside member %d's data area",
+				    (ull)a->sector, k);
+		}
+	}
+}
+
+/* The kernel's rule for the seq of a new log (drivers/r5j_recovery.c). */
+static u64 new_log_seq(const struct r5j_scan *s)
+{
+	u32 r;
+
+	if (!s->tail_reset)
+		return s->seq + R5J_SEQ_JUMP;
+	/* the old log may go on after the end found: chain on to nothing */
+	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+		die("getrandom failed: %s", strerror(errno));
+	return r;
+}
+
 static int cmd_replay(struct ctx *c, const char *jpath, char **members,
 		      int nmembers)
 {
@@ -955,11 +1121,16 @@ static int cmd_replay(struct ctx *c, const char *jpath, char **members,
 		if (pl.acts[i].kind != ACT_DATA_ONLY || !c->missing)
 			continue;
 		for (k = 0; k < c->geom.raid_disks; k++)
-			if (c->m[k].fd < 0 && k != st->par.pd &&
+			if (!member_readable(c, k) && k != st->par.pd &&
 			    k != st->par.qd && !st->page[k])
-				die("refusing: data-only stripe %llu needs missing member %d to compute parity",
+				die("refusing: data-only stripe %llu needs missing or rebuilding member %d to compute parity",
 				    (ull)st->sector, k);
 	}
+	plan_check_targets(c, &pl);
+	end_pos = s.pos;
+	if (!dev_range_ok(&c->j, end_pos))
+		die("refusing: log end %llu lies outside the journal's data area",
+		    (ull)end_pos);
 
 	printf("replay: %u transactions (%u skipped), %u data-parity stripes, %u data-only stripes\n",
 	       pl.txns, pl.skipped, pl.data_parity, pl.data_only);
@@ -973,14 +1144,10 @@ static int cmd_replay(struct ctx *c, const char *jpath, char **members,
 
 		if (a->kind == ACT_LOG_PAGE) {
 			read_log_page(c, a->log_pos, a->csum, c->page);
-			if (c->m[a->member].fd < 0)
-				continue;
 			snprintf(what, sizeof(what), "%s of stripe %llu (log page %llu)",
 				 a->parity ? "parity" : "data",
 				 (ull)a->sector, (ull)a->log_pos);
-			say_write(c, what, &c->m[a->member], a->sector);
-			if (!c->dry_run)
-				dev_write(&c->m[a->member], a->sector, c->page);
+			member_write(c, a->member, what, a->sector, c->page);
 			continue;
 		}
 		buf = xcalloc((size_t)c->geom.raid_disks, R5J_BLOCK_SIZE);
@@ -992,24 +1159,24 @@ static int cmd_replay(struct ctx *c, const char *jpath, char **members,
 		for (k = 0; k < c->geom.raid_disks; k++) {
 			bool par = k == map.pd_idx || k == map.qd_idx;
 
-			if ((!logged[k] && !par) || c->m[k].fd < 0)
+			if (!logged[k] && !par)
 				continue;
 			snprintf(what, sizeof(what), "%s of data-only stripe %llu",
 				 par ? "computed parity" : "data", (ull)a->sector);
-			say_write(c, what, &c->m[k], a->sector);
-			if (!c->dry_run)
-				dev_write(&c->m[k], a->sector, blocks[k]);
+			member_write(c, k, what, a->sector, blocks[k]);
 		}
 		free(buf);
 	}
 	if (!c->dry_run)
-		for (k = 0; k < c->geom.raid_disks; k++)
+		for (k = 0; k < c->geom.raid_disks; k++) {
 			if (c->m[k].fd >= 0)
 				dev_sync(&c->m[k]);
+			if (c->rep[k].fd >= 0)
+				dev_sync(&c->rep[k]);
+		}
 
 	/* a new, empty log at the end; then journal_tail */
-	end_pos = s.pos;
-	new_seq = s.seq + R5J_SEQ_JUMP;
+	new_seq = new_log_seq(&s);
 	r5j_meta_init(c->meta, end_pos, new_seq);
 	r5j_meta_seal(c->meta, c->log.seed);
 	tail = le64_to_cpu(c->j.sb.sb.journal_tail);

@@ -84,7 +84,9 @@
 	X(R5J_BAD_PAGE_CSUM,	8,  "bad-page-checksum")	\
 	X(R5J_DEVICE_END,	9,  "device-end")		\
 	X(R5J_WRAPPED,		10, "wrapped")			\
-	X(R5J_IO_ERROR,		11, "io-error")
+	X(R5J_IO_ERROR,		11, "io-error")			\
+	X(R5J_BAD_LOCATION,	12, "location-out-of-range")	\
+	X(R5J_UNALIGNED,	13, "location-unaligned")
 
 #define R5J_REASON_ENUM(sym, val, name) sym = val,
 enum r5j_reason {

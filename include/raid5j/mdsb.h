@@ -38,6 +38,14 @@ __le32 mdsb_csum(const struct mdp_superblock_1 *sb);
  */
 int mdsb_read(int fd, struct mdsb *s);
 
+/*
+ * The offsets md's super_1_load checks, without overflow: data_size at
+ * least 10 sectors, the data area [data_offset, data_offset + data_size)
+ * on the device and clear of the superblock's own sectors (after them for
+ * v1.1/1.2, before them for v1.0).  Returns 0, or -EINVAL and *why.
+ */
+int mdsb_check(const struct mdsb *s, const char **why);
+
 /* Recompute the checksum and write the superblock back; fsync. */
 int mdsb_write(int fd, struct mdsb *s);
 

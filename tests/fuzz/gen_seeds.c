@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Seed corpus for fuzz_journal: small synthetic journals made with the
- * encoder (the fuzz input format is described in fuzz_journal.c).
- * Usage: gen_seeds DIR
+ * Seed corpora made with the encoder: small synthetic journals for
+ * fuzz_journal (gen_seeds DIR) and for fuzz_replay (gen_seeds --replay
+ * DIR); the input formats are described in those files.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +10,8 @@
 #include "raid5j/journal.h"
 
 static const u8 uuid[16] = "r5j-fuzz-uuid-01";
-static u8 img[3 + 16 * R5J_BLOCK_SIZE];
+static u8 img[8 + 32 * R5J_BLOCK_SIZE];
+static size_t hdr = 3;		/* header bytes before the ring */
 static struct r5j_log log;
 static u64 pos, seq;
 static u8 meta[R5J_BLOCK_SIZE];
@@ -19,7 +20,7 @@ static unsigned int npages;
 
 static u8 *at(u64 sector)
 {
-	return img + 3 + sector * 512;
+	return img + hdr + sector * 512;
 }
 
 static void begin(void)
@@ -54,6 +55,8 @@ static void commit(void)
 
 	r5j_meta_seal(meta, log.seed);
 	memcpy(at(pos), meta, R5J_BLOCK_SIZE);
+	if (hdr == 8)
+		at(pos)[5] |= 1;	/* fuzz_replay: fix this block up */
 	p = r5j_ring_add(&log, pos, 8);
 	for (i = 0; i < npages; i++) {
 		memcpy(at(p), pages[i], R5J_BLOCK_SIZE);
@@ -70,8 +73,8 @@ static void save(const char *dir, const char *name, size_t blocks)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "wb");
-	if (!f || fwrite(img, 1, 3 + blocks * R5J_BLOCK_SIZE, f) !=
-	    3 + blocks * R5J_BLOCK_SIZE || fclose(f)) {
+	if (!f || fwrite(img, 1, hdr + blocks * R5J_BLOCK_SIZE, f) !=
+	    hdr + blocks * R5J_BLOCK_SIZE || fclose(f)) {
 		perror(path);
 		exit(1);
 	}
@@ -88,10 +91,66 @@ static void reset(int level, size_t blocks, u64 start)
 	seq = 77;
 }
 
+/*
+ * fuzz_replay header: level, layout index (2: left-symmetric), members,
+ * chunk 16 sectors, members of 512 sectors, a ring of 16 blocks from
+ * block 0, flags.
+ */
+static void reset_replay(int level, int members, u8 flags)
+{
+	static const u8 uuid2[16] = "r5j-fuzz-uuid-02";
+
+	hdr = 8;
+	memset(img, 0, sizeof(img));
+	img[0] = (u8)(level - 4);
+	img[1] = 2;
+	img[2] = (u8)(members - 2);
+	img[3] = 1;
+	img[4] = 7;
+	img[5] = 12;
+	img[6] = 0;
+	img[7] = flags;
+	r5j_log_init(&log, uuid2, 16 * 8, level);
+	pos = 0;
+	seq = 1000;
+}
+
+static int replay_seeds(const char *dir)
+{
+	u64 st = 0;
+
+	reset_replay(5, 4, 0);		/* write-through, data-only, flush */
+	begin(); commit();
+	begin(); data(0, 2); data(16, 4); parity(0, 6); commit();
+	begin(); data(64, 8); commit();
+	begin(); r5j_meta_add_flush(meta, &st, 1); commit();
+	save(dir, "raid5", pos / 8);
+
+	reset_replay(6, 5, 0);		/* RAID6, P and Q */
+	begin(); data(0, 2); parity(0, 4); data(8, 8); commit();
+	save(dir, "raid6", pos / 8);
+
+	reset_replay(5, 2, 0);		/* the wrapping location */
+	begin(); data(~7ull, 2); parity(~7ull, 2); commit();
+	save(dir, "wrap", pos / 8);
+
+	reset_replay(5, 4, 0);		/* unaligned */
+	begin(); data(4, 2); parity(4, 4); commit();
+	save(dir, "unaligned", pos / 8);
+
+	reset_replay(4, 4, 2 | 4);	/* a member missing, one rebuilding */
+	begin(); data(8, 2); commit();
+	begin(); data(24, 4); parity(8, 6); commit();
+	save(dir, "raid4-degraded", pos / 8);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	u64 st = 16;
 
+	if (argc == 3 && !strcmp(argv[1], "--replay"))
+		return replay_seeds(argv[2]);
 	if (argc != 2)
 		return 2;
 	/* empty log as mdadm creates it */

@@ -29,6 +29,17 @@
  *   jcorrupt copy-log FROM TO
  *	the whole log area of journal FROM over TO's, and TO's journal_tail
  *	set to FROM's: a journal of another array behind TO's superblock.
+ *   jcorrupt craft JOURNAL KIND [N]
+ *	Append transactions that are valid to the scanner (checksums, seq,
+ *	positions right) at the end of the log, as a crafted journal would
+ *	carry them (tests/vm/t-journal-crafted.sh):
+ *	wrap       stripe 0 rewritten whole (DATA for each data member and
+ *	           PARITY, RAID4/5 only), then in the next transaction DATA
+ *	           and PARITY at 0xfffffffffffffff8: a location that wraps
+ *	unaligned  DATA at array sector 4 and PARITY at stripe 4
+ *	data-only  N DATA payloads for N distinct stripes, never parity
+ *	flush      N meta blocks of FLUSH payloads, 507 stripes each
+ *	Prints "crafted KIND txns T pages P stripes S end POS seq SEQ".
  *   jcorrupt canary JOURNAL CUT MEMBER...
  *	Split the log at transaction CUT: the prefix [0, CUT) is what
  *	recovery must replay, [CUT, end) what it must not.  Overwrite with
@@ -585,6 +596,165 @@ static int cmd_corrupt(const char *path, const char *kind, const char *idxs)
 	return 0;
 }
 
+/* ---- crafted journals ---- */
+
+struct craft {
+	struct journal *j;
+	u64 pos, seq, used;	/* next block, its seq, sectors appended */
+	u8 meta[R5J_BLOCK_SIZE];
+	u8 (*pages)[R5J_BLOCK_SIZE];
+	unsigned int npages, txns, total_pages;
+};
+
+static void craft_begin(struct craft *cr)
+{
+	r5j_meta_init(cr->meta, cr->pos, cr->seq);
+	cr->npages = 0;
+}
+
+static void craft_page(struct craft *cr, unsigned int tag, u32 *csum)
+{
+	u8 *pg = cr->pages[cr->npages++];
+	unsigned int i;
+
+	for (i = 0; i < R5J_BLOCK_SIZE; i += 16)
+		snprintf((char *)pg + i, 16, "craft%09u", tag);
+	*csum = r5j_page_csum(cr->j->log.seed, pg);
+}
+
+static void craft_commit(struct craft *cr)
+{
+	struct journal *j = cr->j;
+	u64 sectors = (1 + (u64)cr->npages) * R5J_BLOCK_SECTORS;
+	unsigned int i;
+	u64 p;
+
+	/* stay inside one lap after what the log already holds */
+	if (j->scan.walked + cr->used + sectors > j->log.ring_sectors)
+		die("crafted log does not fit the ring");
+	r5j_meta_seal(cr->meta, j->log.seed);
+	dev_write(&j->d, cr->pos, cr->meta);
+	p = r5j_ring_add(&j->log, cr->pos, R5J_BLOCK_SECTORS);
+	for (i = 0; i < cr->npages; i++) {
+		dev_write(&j->d, p, cr->pages[i]);
+		p = r5j_ring_add(&j->log, p, R5J_BLOCK_SECTORS);
+	}
+	cr->pos = p;
+	cr->seq++;
+	cr->used += sectors;
+	cr->txns++;
+	cr->total_pages += cr->npages;
+}
+
+static void craft_data(struct craft *cr, u64 array_sector, unsigned int tag)
+{
+	u32 csum;
+
+	craft_page(cr, tag, &csum);
+	if (r5j_meta_add_data(cr->meta, array_sector, csum))
+		die("meta block full");
+}
+
+/* PARITY at stripe with the XOR of the last ndata pages (RAID4/5). */
+static void craft_parity_xor(struct craft *cr, u64 stripe, unsigned int ndata)
+{
+	u8 *pg = cr->pages[cr->npages];
+	unsigned int i, b;
+	u32 csum;
+
+	memset(pg, 0, R5J_BLOCK_SIZE);
+	for (i = cr->npages - ndata; i < cr->npages; i++)
+		for (b = 0; b < R5J_BLOCK_SIZE; b++)
+			pg[b] ^= cr->pages[i][b];
+	cr->npages++;
+	csum = r5j_page_csum(cr->j->log.seed, pg);
+	if (r5j_meta_add_parity(cr->meta, stripe, &csum, 1))
+		die("meta block full");
+}
+
+static int cmd_craft(const char *path, const char *kind, const char *ns)
+{
+	static struct journal j;
+	static struct craft cr;
+	struct r5j_stripe_map map;
+	u64 n = ns ? strtoull(ns, NULL, 0) : 1, i, s, stripes = 0;
+	u64 fl[507];
+	int nd, k, dd;
+
+	journal_open(&j, path, true);
+	journal_scan(&j);
+	if (j.nolog)
+		die("%s: no log to append to (%s)", path,
+		    r5j_reason_name(j.scan.stop));
+	nd = r5j_geom_data_disks(&j.geom);
+	cr.j = &j;
+	cr.pos = j.scan.pos;
+	cr.seq = j.scan.seq;
+	cr.pages = xcalloc(256, R5J_BLOCK_SIZE);
+
+	if (!strcmp(kind, "wrap")) {
+		if (j.geom.level == 6)
+			die("wrap: RAID4/5 only");
+		craft_begin(&cr);
+		for (k = 0; k < nd; k++)
+			craft_data(&cr, (u64)k * j.geom.chunk_sectors,
+				   1000 + (unsigned int)k);
+		craft_parity_xor(&cr, 0, (unsigned int)nd);
+		craft_commit(&cr);
+		craft_begin(&cr);
+		craft_data(&cr, ~7ull, 2000);
+		craft_parity_xor(&cr, ~7ull, 1);
+		craft_commit(&cr);
+		stripes = 2;
+	} else if (!strcmp(kind, "unaligned")) {
+		if (j.geom.level == 6)
+			die("unaligned: RAID4/5 only");
+		craft_begin(&cr);
+		craft_data(&cr, 4, 3000);
+		craft_parity_xor(&cr, 4, 1);
+		craft_commit(&cr);
+		stripes = 1;
+	} else if (!strcmp(kind, "data-only")) {
+		for (s = 0; stripes < n; s += R5J_BLOCK_SECTORS) {
+			if (s + R5J_BLOCK_SECTORS > j.member_sectors)
+				die("data-only: the array has only %llu stripes",
+				    (ull)stripes);
+			if (!(stripes % 200)) {
+				if (stripes)
+					craft_commit(&cr);
+				craft_begin(&cr);
+			}
+			r5j_stripe_parity(&j.geom, s, &map);
+			for (dd = 0; dd == map.pd_idx || dd == map.qd_idx; dd++)
+				;
+			craft_data(&cr, r5j_array_sector_of(&j.geom, s, dd),
+				   (unsigned int)stripes);
+			stripes++;
+		}
+		craft_commit(&cr);
+	} else if (!strcmp(kind, "flush")) {
+		for (i = 0; i < n; i++) {
+			craft_begin(&cr);
+			for (k = 0; k < 507; k++) {
+				s = (i * 507 + (u64)k) * R5J_BLOCK_SECTORS;
+				fl[k] = s % (j.member_sectors & ~7ull);
+			}
+			if (r5j_meta_add_flush(cr.meta, fl, 507))
+				die("flush: meta block full");
+			craft_commit(&cr);
+			stripes += 507;
+		}
+	} else {
+		die("unknown craft kind '%s'", kind);
+	}
+	if (fsync(j.d.fd))
+		die("%s: fsync failed", path);
+	printf("crafted %s txns %u pages %u stripes %llu end %llu seq %llu\n",
+	       kind, cr.txns, cr.total_pages, (ull)stripes, (ull)cr.pos,
+	       (ull)cr.seq);
+	return 0;
+}
+
 static int cmd_set_tail(const char *path, const char *arg)
 {
 	static struct journal j;
@@ -753,11 +923,13 @@ int main(int argc, char **argv)
 	int i, sep = -1;
 
 	if (argc < 3)
-		die("usage: jcorrupt list|corrupt|set-tail|copy-log|canary|check ... (see the source)");
+		die("usage: jcorrupt list|corrupt|craft|set-tail|copy-log|canary|check ... (see the source)");
 	if (!strcmp(argv[1], "list") && argc == 3)
 		return cmd_list(argv[2]);
 	if (!strcmp(argv[1], "corrupt") && argc == 5)
 		return cmd_corrupt(argv[2], argv[3], argv[4]);
+	if (!strcmp(argv[1], "craft") && (argc == 4 || argc == 5))
+		return cmd_craft(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
 	if (!strcmp(argv[1], "set-tail") && argc == 4)
 		return cmd_set_tail(argv[2], argv[3]);
 	if (!strcmp(argv[1], "copy-log") && argc == 4)
