@@ -408,6 +408,21 @@ abort:
 
 static int r5j_start(struct mddev *mddev)
 {
+	/*
+	 * With a clean journal md core writes resync_offset = MaxSector
+	 * whether the array is marked clean or dirty, so its clean<->dirty
+	 * transitions change nothing on disk but the event count, and each
+	 * one writes every superblock at once: a window for a journal one
+	 * event ahead of the members (Documentation/journal.md, "Superblock
+	 * updates").  Mark the array dirty in memory only, and never clean
+	 * again while it runs: the only such update left is the clean stop.
+	 */
+	if (test_bit(MD_JOURNAL_CLEAN, &mddev->flags)) {
+		spin_lock(&mddev->lock);
+		mddev->in_sync = 0;
+		mddev->safemode_delay = 0;
+		spin_unlock(&mddev->lock);
+	}
 	return r5j_journal_start(mddev->private);
 }
 
