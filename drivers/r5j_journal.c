@@ -462,10 +462,12 @@ int r5j_journal_set_tail(struct r5j_journal *log, u64 tail)
 	struct mddev *mddev = log->mddev;
 	int err;
 
-	if (!md_is_rdwr(mddev))
-		return -EROFS;	/* read-only: nothing is written */
-	if (write_tail_only(log, tail, &err))
+	if (md_is_rdwr(mddev) && write_tail_only(log, tail, &err))
 		return err;
+	/*
+	 * A full update; on a read-only array md core only marks it pending
+	 * and writes it once the array goes read-write.
+	 */
 	log->rdev->journal_tail = tail;
 	set_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags);
 	md_update_sb(mddev, 1);
