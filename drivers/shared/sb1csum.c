@@ -7,7 +7,8 @@ __le32 r5j_sb1_csum(const struct mdp_superblock_1 *sb)
 {
 	const u8 *b = (const u8 *)sb;
 	u32 max_dev = le32_to_cpu(sb->max_dev);
-	u32 size, i, w;
+	u32 size, i;
+	__le32 w;
 	u64 sum = 0;
 
 	if (max_dev > (R5J_SB1_MAX_BYTES - 256) / 2)
@@ -20,7 +21,7 @@ __le32 r5j_sb1_csum(const struct mdp_superblock_1 *sb)
 		sum += le32_to_cpu(w);
 	}
 	if (size - i == 2) {
-		u16 h;
+		__le16 h;
 
 		memcpy(&h, b + i, 2);
 		sum += le16_to_cpu(h);
