@@ -65,8 +65,28 @@ for LEVEL in $LEVELS; do
 		--chunk=64 --assume-clean --write-journal=$(disk j) $(disks $MEMBERS)
 	report blocks $(( $(blockdev --getsize64 /dev/md0) / 4096 ))
 	run mdadm --stop /dev/md0
+	# writes, journal_tail moves and a clean stop: how often does each
+	# device's event count move?
+	events() { mdadm --examine $1 | sed -n 's/^ *Events : //p'; }
+	run mdadm --assemble /dev/md0 $(disks $MEMBERS j)
+	e0=$(events $(disk j))
+	run dd if=/dev/zero of=/dev/md0 bs=1M count=12 oflag=direct
+	sleep 6
+	report writes "$e0 $(events $(disk j)) $(events $(disk d0))"
+	run mdadm --stop /dev/md0
+	report stop "$(events $(disk j)) $(events $(disk d0))"
 	pass create
 EOF
+	# raid5j: neither the writes (clean->dirty), the tail moves, nor the
+	# stop bump the event count (journal.md section 13)
+	echo "RAID$LEVEL events (journal before, after writes; member): $(vm_val writes); after stop (journal, member): $(vm_val stop)"
+	if [ "$PERSONALITY" = raid5j ]; then
+		read -r e0 e1 m1 <<< "$(vm_val writes)"
+		read -r e2 m2 <<< "$(vm_val stop)"
+		[ "$e0" = "$e1" ] && [ "$e1" = "$m1" ] && [ "$e2" = "$e1" ] &&
+			[ "$m2" = "$e1" ] ||
+			vm_fail "RAID$LEVEL: superblock updates during writes or at stop: events $e0 -> $e1 (member $m1) -> stop $e2 (member $m2)"
+	fi
 	BLOCKS=$(vm_val blocks)
 	[ -n "$BLOCKS" ] || vm_fail "no array size"
 	DATA_DISKS=$((NMEMBERS - LEVEL + 4))	# 3 for RAID5, 2 for RAID6
