@@ -6,7 +6,8 @@
 # once instead of killing the VM), so hundreds of cycles fit in an hour.
 #
 #	vdX --- pX (linear; at the cut: flakey drop_writes) --- sX (dm-delay:
-#	         writes and flushes held DELAY_MS) --- md0 member
+#	         writes and flushes held DELAY_MS, 2 s: the cut in the guest
+#	         takes longer than the host's kill) --- md0 member
 #	vdj --- pj (linear; at the cut: flakey drop_writes) -------- md0 journal
 #	/dev/md0 RAID5 or RAID6 (LEVEL), 4 x 32 MiB, 64K chunk
 #
@@ -22,18 +23,18 @@
 #           linear tables restored, every cache dropped.
 #   restart stock `mdadm --assemble --run`, no --force, without one member
 #           on even cycles: must start read-write with no resync (raid456:
-#           a journal one event ahead is refused: the cycle is counted and
-#           the test fails at the end); every acknowledged block intact
+#           a journal one event ahead is refused, and the test fails, in
+#           its first cycle when tried); every acknowledged block intact
 #           ("stamp check" of md0); the member re-added and rebuilt; check
 #           finds no mismatch.  The array stays up for the next cycle.
-# CYCLES (default 100), LEVEL (5), DELAY_MS (500).  ~15 s a cycle.
+# CYCLES (default 100), LEVEL (5), DELAY_MS (2000).  ~30 s a cycle.
 # Not in CI (see t-journal-sb-powercut); numbers in testing.md.
 
 . "$(dirname "$0")/lib.sh"
 
 CYCLES=${CYCLES:-100}
 LEVEL=${LEVEL:-5}
-DELAY_MS=${DELAY_MS:-500}
+DELAY_MS=${DELAY_MS:-2000}
 MEMBERS="d0 d1 d2 d3"
 STAMP=$BUILD/stamp
 mkdir -p "$BUILD"
@@ -100,7 +101,7 @@ restore() {
 }
 fast_sync
 : > /tmp/acks
-aimed=0 refused=0
+aimed=0
 for cycle in $(seq 1 $CYCLES); do
 	base=$(jsb)
 	/test/stamp write /dev/md0 $blocks $stripe_blocks 8 120 \
@@ -147,14 +148,12 @@ for cycle in $(seq 1 $CYCLES); do
 	kill $dog 2>/dev/null
 	log "cycle $cycle: assembled ($asm)"
 	if [ $asm = 1 ]; then
-		refused=$((refused + 1))
 		cat /tmp/asm
 		for d in $members /dev/mapper/pj; do
 			echo "$d: $(mdadm --examine $d | grep -E 'Events' | tr -s ' ')"
 		done
-		say "cycle $cycle ($how): REFUSED by stock mdadm"
-		run mdadm --assemble --run --force /dev/md0 $members /dev/mapper/pj
-		run mdadm --readwrite /dev/md0
+		report refused_at $cycle
+		fail "cycle $cycle ($how): stock mdadm refused to assemble without --force"
 	fi
 	check readwrite /dev/md0
 	grep -q resync /proc/mdstat && fail "cycle $cycle: a resync started"
@@ -174,11 +173,9 @@ for cycle in $(seq 1 $CYCLES); do
 	say "cycle $cycle: $how, $n acks, $restart: $(tail -1 /tmp/check)"
 done
 report aimed $aimed
-report refused $refused
 run mdadm --stop /dev/md0
-[ $refused = 0 ] || fail "$refused of $CYCLES assemblies refused by stock mdadm"
 pass cuts
 EOF
 	vm_fail "see $VM_LOG"
-echo "PASS $VM_TEST: RAID$LEVEL, $CYCLES power cuts in one boot ($(vm_val aimed) aimed at a journal superblock write), 0 refused, every acknowledged block intact"
+echo "PASS $VM_TEST: RAID$LEVEL, $CYCLES power cuts in one boot ($(vm_val aimed) aimed at a journal superblock write), none refused, every acknowledged block intact"
 exit 0
