@@ -20,6 +20,7 @@
 #include <linux/random.h>
 #include <linux/slab.h>
 #include "raid5j/crc32c.h"
+#include "raid5j/sb1csum.h"
 #include "r5j_journal_int.h"
 
 static void wake_reclaim(struct r5j_journal *log)
@@ -413,18 +414,66 @@ void r5j_flush_members(struct r5j_conf *conf)
 }
 
 /*
+ * The journal device's superblock as md core last wrote it, with @tail as
+ * journal_tail, written to the journal device alone (flush first: the
+ * members were flushed by the caller, and the tail may move only once what
+ * it frees is durable everywhere).  The event count stays as it is: a full
+ * md_update_sb() would bump it and write every device at once, and a power
+ * cut between the journal's write and the members' leaves the journal one
+ * event ahead, which mdadm refuses to assemble (Documentation/journal.md,
+ * "Superblock updates").  false: the caller must do a full update.
+ */
+static bool write_tail_only(struct r5j_journal *log, u64 tail, int *err)
+{
+	struct mddev *mddev = log->mddev;
+	struct md_rdev *rdev = log->rdev;
+	struct mdp_superblock_1 *sb;
+
+	if (mddev->major_version != 1 || !rdev->sb_page ||
+	    rdev->sb_size > R5J_SB1_MAX_BYTES)
+		return false;
+	sb = page_address(rdev->sb_page);
+	/* only a superblock md core wrote for the current event count */
+	if (rdev->sb_events != mddev->events ||
+	    le64_to_cpu(sb->events) != mddev->events)
+		return false;
+	rdev->journal_tail = tail;
+	sb->journal_tail = cpu_to_le64(tail);
+	sb->sb_csum = r5j_sb1_csum(sb);
+	*err = 0;
+	if (!sync_page_io(rdev, 0, rdev->sb_size, rdev->sb_page,
+			  REQ_OP_WRITE | REQ_SYNC | REQ_PREFLUSH | REQ_FUA |
+			  REQ_META, true)) {
+		pr_err("md/raid:%s: journal: superblock write to %pg failed\n",
+		       mdname(mddev), rdev->bdev);
+		md_error(mddev, rdev);
+		*err = -EIO;
+	}
+	log->stats.tail_writes++;
+	return true;
+}
+
+/*
  * Record @tail as journal_tail in the superblock.  Caller holds
  * reconfig_mutex.  Returns 0 once it is on disk.
  */
 int r5j_journal_set_tail(struct r5j_journal *log, u64 tail)
 {
 	struct mddev *mddev = log->mddev;
+	int err;
 
+	if (md_is_rdwr(mddev) && write_tail_only(log, tail, &err))
+		return err;
+	/*
+	 * A full update; on a read-only array md core only marks it pending
+	 * and writes it once the array goes read-write.
+	 */
 	log->rdev->journal_tail = tail;
 	set_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags);
 	md_update_sb(mddev, 1);
 	if (test_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags))
 		return -EROFS;	/* read-only: nothing was written */
+	log->stats.full_sb_updates++;
 	return 0;
 }
 
@@ -620,12 +669,14 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "data_pages %llu\nparity_pages %llu\nmeta_bytes %llu\n"
 			  "reclaims %llu\nspace_waits %llu\n"
 			  "recovered_transactions %llu\nreplayed_stripes %llu\n"
-			  "replayed_blocks %llu\n",
+			  "replayed_blocks %llu\ntail_writes %llu\n"
+			  "full_sb_updates %llu\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.empty_units, st.stripes, st.data_pages,
 			  st.parity_pages, st.meta_bytes, st.reclaims,
 			  st.space_waits, st.recovered_txns,
-			  st.replayed_stripes, st.replayed_blocks);
+			  st.replayed_stripes, st.replayed_blocks,
+			  st.tail_writes, st.full_sb_updates);
 }
 
 int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)

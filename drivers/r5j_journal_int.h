@@ -45,6 +45,8 @@ struct r5j_journal_stats {
 	u64 meta_bytes;
 	u64 reclaims;
 	u64 space_waits;
+	u64 tail_writes;	/* journal_tail moved, journal sb alone */
+	u64 full_sb_updates;	/* journal_tail moved by md_update_sb() */
 	u64 recovered_txns;
 	u64 replayed_stripes;
 	u64 replayed_blocks;

@@ -408,6 +408,21 @@ abort:
 
 static int r5j_start(struct mddev *mddev)
 {
+	/*
+	 * With a clean journal md core writes resync_offset = MaxSector
+	 * whether the array is marked clean or dirty, so its clean<->dirty
+	 * transitions change nothing on disk but the event count, and each
+	 * one writes every superblock at once: a window for a journal one
+	 * event ahead of the members (Documentation/journal.md, "Superblock
+	 * updates").  Mark the array dirty in memory only, and never clean
+	 * again while it runs: the only such update left is the clean stop.
+	 */
+	if (test_bit(MD_JOURNAL_CLEAN, &mddev->flags)) {
+		spin_lock(&mddev->lock);
+		mddev->in_sync = 0;
+		mddev->safemode_delay = 0;
+		spin_unlock(&mddev->lock);
+	}
 	return r5j_journal_start(mddev->private);
 }
 
@@ -678,6 +693,25 @@ static bool quiesced(struct r5j_conf *conf)
 	       atomic_read(&conf->aligned_reads) == 0;
 }
 
+/*
+ * Quiesced, every write on the members and the log down to its empty unit:
+ * the array is clean, so a stop that follows writes no superblocks.  The
+ * update md would make there changes only the event count (a clean
+ * journal keeps resync_offset at MaxSector) and writes every device at
+ * once: a window for a journal one event ahead (Documentation/journal.md,
+ * section 13).  A write after a quiesce that was no stop marks the array
+ * dirty again the usual way.
+ */
+static void mark_clean(struct mddev *mddev, struct r5j_conf *conf)
+{
+	if (!test_bit(MD_JOURNAL_CLEAN, &mddev->flags) ||
+	    r5j_journal_failed(conf->log) || !r5j_journal_idle(conf->log))
+		return;
+	spin_lock(&mddev->lock);
+	mddev->in_sync = 1;
+	spin_unlock(&mddev->lock);
+}
+
 static void r5j_quiesce(struct mddev *mddev, int quiesce)
 {
 	struct r5j_conf *conf = mddev->private;
@@ -697,8 +731,10 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 			spin_lock_irq(&conf->lock);
 		}
 		spin_unlock_irq(&conf->lock);
-		if (conf->log)
+		if (conf->log) {
 			r5j_journal_quiesce(conf->log);
+			mark_clean(mddev, conf);
+		}
 		return;
 	}
 	conf->quiesce = 0;

@@ -8,6 +8,7 @@
 #include "raid5j/types.h"
 #include "raid5j/bounds.h"
 #include "raid5j/mdsb.h"
+#include "raid5j/sb1csum.h"
 
 u64 mdsb_location(int minor, u64 dev_sectors)
 {
@@ -25,27 +26,7 @@ u64 mdsb_location(int minor, u64 dev_sectors)
 
 __le32 mdsb_csum(const struct mdp_superblock_1 *sb)
 {
-	const u8 *b = (const u8 *)sb;
-	u32 max_dev = le32_to_cpu(sb->max_dev);
-	u32 size, i, w;
-	u64 sum = 0;
-
-	if (max_dev > (MDSB_BYTES - 256) / 2)
-		max_dev = (MDSB_BYTES - 256) / 2;
-	size = 256 + 2 * max_dev;
-	for (i = 0; i + 4 <= size; i += 4) {
-		if (i == offsetof(struct mdp_superblock_1, sb_csum))
-			continue;
-		memcpy(&w, b + i, 4);
-		sum += le32_to_cpu(w);
-	}
-	if (size - i == 2) {
-		u16 h;
-
-		memcpy(&h, b + i, 2);
-		sum += le16_to_cpu(h);
-	}
-	return cpu_to_le32((u32)((sum & 0xffffffffu) + (sum >> 32)));
+	return r5j_sb1_csum(sb);
 }
 
 s64 mdsb_dev_sectors(int fd)

@@ -54,6 +54,7 @@ static const char usage_text[] =
 "usage: r5jtool dump JOURNAL_DEV [--from SECTOR] [--all] [--json]\n"
 "       r5jtool verify JOURNAL_DEV MEMBER... [--json]\n"
 "       r5jtool replay JOURNAL_DEV MEMBER... [--dry-run]\n"
+"       r5jtool match-events JOURNAL_DEV MEMBER... [--dry-run]\n"
 "       r5jtool --help\n"
 "\n"
 "Inspect, verify or replay the write journal of an md RAID4/5/6 array\n"
@@ -69,6 +70,10 @@ static const char usage_text[] =
 "  replay  write the log to the members as the kernel does at assembly,\n"
 "          then start an empty log at its end and move journal_tail\n"
 "          --dry-run      print the writes, change nothing\n"
+"  match-events  a power cut during a superblock update can leave the\n"
+"          journal one event ahead of every member, which mdadm refuses to\n"
+"          assemble without --force; check the journal's log and give its\n"
+"          superblock the members' event count (--dry-run: check only)\n"
 "\n"
 "Exit status: 0 success, 1 verify found blocks not on the members,\n"
 "2 error or refusal.\n";
@@ -1198,6 +1203,85 @@ static int cmd_replay(struct ctx *c, const char *jpath, char **members,
 	return EXIT_OK;
 }
 
+/* ---- match-events (Documentation/journal.md, "Superblock updates") ---- */
+
+/* Newest event count of the active members among @paths; their count. */
+static int newest_member_events(struct ctx *c, char **paths, int n, u64 *newest)
+{
+	int i, active = 0;
+
+	*newest = 0;
+	for (i = 0; i < n; i++) {
+		struct dev d;
+		u64 ev;
+
+		dev_open(&d, paths[i], false);
+		if (memcmp(d.sb.sb.set_uuid, c->j.sb.sb.set_uuid, 16))
+			die("%s: not a member of the journal's array", d.path);
+		ev = le64_to_cpu(d.sb.sb.events);
+		if (d.role >= MD_DISK_ROLE_MAX) {
+			printf("%s: not an active member (role %#x), ignored\n",
+			       d.path, d.role);
+		} else {
+			active++;
+			if (ev > *newest)
+				*newest = ev;
+		}
+		close(d.fd);
+	}
+	return active;
+}
+
+static int cmd_match_events(struct ctx *c, const char *jpath, char **paths,
+			    int n)
+{
+	struct r5j_scan s;
+	struct r5j_txn t;
+	u64 jev, newest;
+	int r, txns = 0;
+
+	journal_open(c, jpath, !c->dry_run);
+	jev = le64_to_cpu(c->j.sb.sb.events);
+	if (!newest_member_events(c, paths, n, &newest))
+		die("no active member given");
+	printf("journal %s: events %llu; newest active member: events %llu\n",
+	       jpath, (ull)jev, (ull)newest);
+	/* mdadm 4.2 takes a journal with the newest member's count or one less */
+	if (jev <= newest && jev + 1 >= newest) {
+		printf("the journal is up to date: mdadm assembles the array as it is; nothing to do\n");
+		return EXIT_OK;
+	}
+	if (jev < newest)
+		die("the journal is %llu events behind the members: it is stale; refusing",
+		    (ull)(newest - jev));
+	if (jev != newest + 1)
+		die("the journal is %llu events ahead of the members, not what a power cut during one superblock update leaves; refusing",
+		    (ull)(jev - newest));
+	/* the log the kernel will replay must read cleanly */
+	if (scan_begin(c, &s, false, 0)) {
+		while ((r = r5j_scan_next(&s, &t)) > 0)
+			txns += t.verdict == R5J_OK;
+		if (r < 0)
+			die("%s: read error while scanning the log at %llu",
+			    jpath, (ull)s.pos);
+		printf("log: %d transactions from journal_tail, ending at %llu (%s): the kernel replays them at assembly\n",
+		       txns, (ull)s.pos, r5j_reason_name(s.stop));
+	} else {
+		printf("the kernel starts a new log at assembly\n");
+	}
+	if (c->dry_run) {
+		printf("dry run: the journal superblock is not changed\n");
+		return EXIT_OK;
+	}
+	c->j.sb.sb.events = cpu_to_le64(newest);
+	r = mdsb_write(c->j.fd, &c->j.sb);
+	if (r)
+		die("%s: superblock write failed: %s", jpath, strerror(-r));
+	printf("journal superblock: events %llu -> %llu; assemble with mdadm as usual\n",
+	       (ull)jev, (ull)newest);
+	return EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	static struct ctx c;
@@ -1255,6 +1339,11 @@ int main(int argc, char **argv)
 		if (npos < 2 || c.json || all || from_set)
 			die("usage: r5jtool replay JOURNAL_DEV MEMBER... [--dry-run]");
 		return cmd_replay(&c, pos[0], pos + 1, npos - 1);
+	}
+	if (!strcmp(cmd, "match-events")) {
+		if (npos < 2 || c.json || all || from_set)
+			die("usage: r5jtool match-events JOURNAL_DEV MEMBER... [--dry-run]");
+		return cmd_match_events(&c, pos[0], pos + 1, npos - 1);
 	}
 	die("unknown command '%s' (try --help)", cmd);
 }
