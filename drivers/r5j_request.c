@@ -102,14 +102,16 @@ static void aligned_read_end_io(struct bio *clone)
 		container_of(clone, struct r5j_aligned_read, clone);
 	struct r5j_conf *conf = ar->conf;
 	struct bio *orig = ar->orig;
+	unsigned long acct_start = ar->acct_start;
 	blk_status_t status = clone->bi_status;
 	unsigned long flags;
 
 	rdev_dec_pending(ar->rdev, conf->mddev);
+	/* @ar is the clone's front pad: nothing of it is read after this */
 	bio_put(clone);
 	/* a retry through stripes is not accounted again */
-	if (ar->acct_start)
-		bio_end_io_acct(orig, ar->acct_start);
+	if (acct_start)
+		bio_end_io_acct(orig, acct_start);
 	if (!status) {
 		bio_endio(orig);
 	} else {
