@@ -27,12 +27,30 @@ struct r5j_state {
 	DECLARE_BITMAP(replacing, R5J_MAX_DISKS);	/* replacement being filled */
 };
 
-/* @rdev holds the current contents of the stripe at @sector. */
+/*
+ * @rdev's bad block list (kept by raid456, or md core's sysfs) has a range
+ * in the stripe at @sector: what is there is stale or unreadable.
+ */
+static bool has_badblock(struct md_rdev *rdev, sector_t sector)
+{
+	sector_t first_bad;
+	int bad_sectors;
+
+	return is_badblock(rdev, sector, R5J_STRIPE_SECTORS, &first_bad,
+			   &bad_sectors);
+}
+
+/*
+ * @rdev holds the current contents of the stripe at @sector, readable:
+ * a recorded bad range is never read, its block is rebuilt from the others
+ * (as raid456).
+ */
 static bool holds_stripe(struct md_rdev *rdev, sector_t sector)
 {
 	return r5j_rdev_usable(rdev) &&
 	       (test_bit(In_sync, &rdev->flags) ||
-		sector + R5J_STRIPE_SECTORS <= rdev->recovery_offset);
+		sector + R5J_STRIPE_SECTORS <= rdev->recovery_offset) &&
+	       !has_badblock(rdev, sector);
 }
 
 static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
@@ -191,11 +209,16 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 		rdev = NULL;
 	if (!r5j_rdev_usable(repl))
 		repl = NULL;
-	if (!write) {
+	if (write) {
+		/* nothing reads a recorded bad range: spare the media */
+		if (rdev && has_badblock(rdev, sh->sector))
+			rdev = NULL;
+		if (repl && has_badblock(repl, sh->sector))
+			repl = NULL;
+	} else {
 		/* one read: the member unless only the replacement has it */
-		if (repl && (!rdev || !holds_stripe(rdev, sh->sector)) &&
-		    holds_stripe(repl, sh->sector))
-			rdev = repl;
+		if (!holds_stripe(rdev, sh->sector))
+			rdev = holds_stripe(repl, sh->sector) ? repl : NULL;
 		repl = NULL;
 	}
 	if (rdev)
