@@ -71,6 +71,10 @@ static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 			__set_bit(i, s->writable);
 		if (r5j_rdev_usable(repl) && !test_bit(In_sync, &repl->flags))
 			__set_bit(i, s->replacing);
+		/* an error of a device since removed is no longer ours */
+		if (test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
+		    sh->dev[i].read_error_gen != READ_ONCE(conf->disks[i].gen))
+			clear_bit(R5J_READ_ERROR, &sh->dev[i].flags);
 		if (!test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
 		    (holds_stripe(rdev, sh->sector) ||
 		     holds_stripe(repl, sh->sector))) {
@@ -99,9 +103,13 @@ static void r5j_end_io(struct bio *bio)
 				   is_write ? "write" : "read", rdev->bdev,
 				   (unsigned long long)sh->sector);
 		/* a replacement's write error costs the replacement only */
-		if (!io->replacement)
-			set_bit(is_write ? R5J_WRITE_ERROR : R5J_READ_ERROR,
-				&dev->flags);
+		if (is_write && !io->replacement) {
+			set_bit(R5J_WRITE_ERROR, &dev->flags);
+		} else if (!is_write) {
+			/* (reads use dev->io, whichever device they went to) */
+			dev->read_error_gen = READ_ONCE(conf->disks[io->idx].gen);
+			set_bit(R5J_READ_ERROR, &dev->flags);
+		}
 		md_error(conf->mddev, rdev);
 	} else if (!is_write) {
 		set_bit(R5J_UPTODATE, &dev->flags);
