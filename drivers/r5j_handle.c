@@ -548,8 +548,18 @@ static void fail_stripe(struct r5j_stripe *sh)
 		while ((ref = r5j_blist_pop(&writes)))
 			end_write_part(sh, ref, false);
 	}
-	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state))
+	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state)) {
+		/*
+		 * A rebuild that cannot make this stripe must not go on: md
+		 * core moves recovery_offset past a failed step, and the
+		 * device would become In_sync with garbage here.  With no
+		 * bad block log to record it in (raid456's way), recovery
+		 * stops and the device stays a spare.
+		 */
+		if (!test_bit(MD_RECOVERY_SYNC, &conf->mddev->recovery))
+			conf->recovery_disabled = conf->mddev->recovery_disabled;
 		md_done_sync(conf->mddev, R5J_STRIPE_SECTORS, 0);
+	}
 }
 
 static bool has_writes(struct r5j_stripe *sh)
