@@ -27,8 +27,8 @@ cd "$root" || exit 1
 
 # What `make check-debug-core` runs: the fault-injection scenarios plus
 # the basic paths (create/assemble/stop with verified I/O, failure and
-# rebuild).
-CORE=(debug-faults create-assemble fail-rebuild)
+# rebuild) and concurrent bypass reads on both guest CPUs (KASAN).
+CORE=(debug-faults create-assemble fail-rebuild aligned-reads)
 
 core=
 if [ "${1:-}" = --core ]; then
