@@ -103,6 +103,7 @@ struct r5j_dev {
 	sector_t array_sector;	/* array sector of this block (data only) */
 	unsigned long flags;
 	u8 towrite_mask;	/* sectors of the block covered by towrite */
+	unsigned int read_error_gen;	/* slot's gen when R5J_READ_ERROR was set */
 	struct r5j_io *io;	/* member I/O for this block */
 	struct r5j_io *rio;	/* its copy to the member's replacement */
 };
@@ -146,6 +147,11 @@ struct r5j_stripe {
 struct r5j_disk {
 	struct md_rdev __rcu *rdev;
 	struct md_rdev __rcu *replacement;
+	/*
+	 * Bumped when a device enters the slot: a cached stripe's read error
+	 * belongs to the device that had it and lapses with it.
+	 */
+	unsigned int gen;
 };
 
 struct r5j_stats {
@@ -307,6 +313,12 @@ static inline struct md_rdev __rcu **r5j_dev_slot(struct r5j_conf *conf, int i)
 	struct r5j_disk *disk = &conf->disks[i % conf->raid_disks];
 
 	return i < conf->raid_disks ? &disk->rdev : &disk->replacement;
+}
+
+/* A device enters slot @i (reconfig_mutex held): before it is published. */
+static inline void r5j_slot_changed(struct r5j_conf *conf, int i)
+{
+	WRITE_ONCE(conf->disks[i].gen, conf->disks[i].gen + 1);
 }
 
 /* Member @i's replacement, with reconfig_mutex held. */

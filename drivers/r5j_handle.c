@@ -27,12 +27,30 @@ struct r5j_state {
 	DECLARE_BITMAP(replacing, R5J_MAX_DISKS);	/* replacement being filled */
 };
 
-/* @rdev holds the current contents of the stripe at @sector. */
+/*
+ * @rdev's bad block list (kept by raid456, or md core's sysfs) has a range
+ * in the stripe at @sector: what is there is stale or unreadable.
+ */
+static bool has_badblock(struct md_rdev *rdev, sector_t sector)
+{
+	sector_t first_bad;
+	int bad_sectors;
+
+	return is_badblock(rdev, sector, R5J_STRIPE_SECTORS, &first_bad,
+			   &bad_sectors);
+}
+
+/*
+ * @rdev holds the current contents of the stripe at @sector, readable:
+ * a recorded bad range is never read, its block is rebuilt from the others
+ * (as raid456).
+ */
 static bool holds_stripe(struct md_rdev *rdev, sector_t sector)
 {
 	return r5j_rdev_usable(rdev) &&
 	       (test_bit(In_sync, &rdev->flags) ||
-		sector + R5J_STRIPE_SECTORS <= rdev->recovery_offset);
+		sector + R5J_STRIPE_SECTORS <= rdev->recovery_offset) &&
+	       !has_badblock(rdev, sector);
 }
 
 static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
@@ -53,6 +71,10 @@ static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 			__set_bit(i, s->writable);
 		if (r5j_rdev_usable(repl) && !test_bit(In_sync, &repl->flags))
 			__set_bit(i, s->replacing);
+		/* an error of a device since removed is no longer ours */
+		if (test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
+		    sh->dev[i].read_error_gen != READ_ONCE(conf->disks[i].gen))
+			clear_bit(R5J_READ_ERROR, &sh->dev[i].flags);
 		if (!test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
 		    (holds_stripe(rdev, sh->sector) ||
 		     holds_stripe(repl, sh->sector))) {
@@ -81,9 +103,13 @@ static void r5j_end_io(struct bio *bio)
 				   is_write ? "write" : "read", rdev->bdev,
 				   (unsigned long long)sh->sector);
 		/* a replacement's write error costs the replacement only */
-		if (!io->replacement)
-			set_bit(is_write ? R5J_WRITE_ERROR : R5J_READ_ERROR,
-				&dev->flags);
+		if (is_write && !io->replacement) {
+			set_bit(R5J_WRITE_ERROR, &dev->flags);
+		} else if (!is_write) {
+			/* (reads use dev->io, whichever device they went to) */
+			dev->read_error_gen = READ_ONCE(conf->disks[io->idx].gen);
+			set_bit(R5J_READ_ERROR, &dev->flags);
+		}
 		md_error(conf->mddev, rdev);
 	} else if (!is_write) {
 		set_bit(R5J_UPTODATE, &dev->flags);
@@ -191,11 +217,16 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 		rdev = NULL;
 	if (!r5j_rdev_usable(repl))
 		repl = NULL;
-	if (!write) {
+	if (write) {
+		/* nothing reads a recorded bad range: spare the media */
+		if (rdev && has_badblock(rdev, sh->sector))
+			rdev = NULL;
+		if (repl && has_badblock(repl, sh->sector))
+			repl = NULL;
+	} else {
 		/* one read: the member unless only the replacement has it */
-		if (repl && (!rdev || !holds_stripe(rdev, sh->sector)) &&
-		    holds_stripe(repl, sh->sector))
-			rdev = repl;
+		if (!holds_stripe(rdev, sh->sector))
+			rdev = holds_stripe(repl, sh->sector) ? repl : NULL;
 		repl = NULL;
 	}
 	if (rdev)
@@ -517,8 +548,18 @@ static void fail_stripe(struct r5j_stripe *sh)
 		while ((ref = r5j_blist_pop(&writes)))
 			end_write_part(sh, ref, false);
 	}
-	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state))
+	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state)) {
+		/*
+		 * A rebuild that cannot make this stripe must not go on: md
+		 * core moves recovery_offset past a failed step, and the
+		 * device would become In_sync with garbage here.  With no
+		 * bad block log to record it in (raid456's way), recovery
+		 * stops and the device stays a spare.
+		 */
+		if (!test_bit(MD_RECOVERY_SYNC, &conf->mddev->recovery))
+			conf->recovery_disabled = conf->mddev->recovery_disabled;
 		md_done_sync(conf->mddev, R5J_STRIPE_SECTORS, 0);
+	}
 }
 
 static bool has_writes(struct r5j_stripe *sh)

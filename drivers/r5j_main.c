@@ -521,6 +521,7 @@ static int r5j_hot_add(struct mddev *mddev, struct md_rdev *rdev)
 		rdev->raid_disk = disk;
 		if (rdev->saved_raid_disk != disk)
 			conf->fullsync = true;
+		r5j_slot_changed(conf, disk);
 		rcu_assign_pointer(conf->disks[disk].rdev, rdev);
 		return 0;
 	}
@@ -535,6 +536,7 @@ static int r5j_hot_add(struct mddev *mddev, struct md_rdev *rdev)
 		set_bit(Replacement, &rdev->flags);
 		rdev->raid_disk = disk;
 		conf->fullsync = true;	/* copy everything, not the bitmap's */
+		r5j_slot_changed(conf, disk);
 		rcu_assign_pointer(conf->disks[disk].replacement, rdev);
 		return 0;
 	}
@@ -591,6 +593,7 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 	repl = rcu_access_pointer(p->replacement);
 	if (repl) {
 		/* the member is gone: its replacement is the member now */
+		r5j_slot_changed(conf, number);
 		rcu_assign_pointer(p->rdev, repl);
 		clear_bit(Replacement, &repl->flags);
 		/* readers see the same device twice, never neither */

@@ -44,17 +44,21 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 	ref = mempool_alloc(&conf->bref_pool, GFP_NOIO);
 	ref->bio = bi;
 	bio_inc_remaining(bi);
+	if (!sh)
+		sh = r5j_get_stripe(conf, dev_sector, 0);
+	WARN_ON_ONCE(sh->sector != dev_sector);
 	if (is_write) {
 		md_write_inc(mddev, bi);
-		/* bitmap bit set before the share can reach the stripe */
+		/*
+		 * Bitmap bit set before the share can reach the stripe, and
+		 * only once the stripe is active: quiesce waits for active
+		 * stripes, so md_bitmap_resize() never swaps the counters
+		 * under a write it has counted (see design.md).
+		 */
 		md_bitmap_startwrite(mddev->bitmap, dev_sector,
 				     R5J_STRIPE_SECTORS, 0);
 		bm_seq = atomic64_inc_return(&conf->bm_write_seq);
 	}
-
-	if (!sh)
-		sh = r5j_get_stripe(conf, dev_sector, 0);
-	WARN_ON_ONCE(sh->sector != dev_sector);
 	dev = &sh->dev[dd_idx];
 	spin_lock_irq(&sh->lock);
 	if (is_write) {
@@ -102,14 +106,16 @@ static void aligned_read_end_io(struct bio *clone)
 		container_of(clone, struct r5j_aligned_read, clone);
 	struct r5j_conf *conf = ar->conf;
 	struct bio *orig = ar->orig;
+	unsigned long acct_start = ar->acct_start;
 	blk_status_t status = clone->bi_status;
 	unsigned long flags;
 
 	rdev_dec_pending(ar->rdev, conf->mddev);
+	/* @ar is the clone's front pad: nothing of it is read after this */
 	bio_put(clone);
 	/* a retry through stripes is not accounted again */
-	if (ar->acct_start)
-		bio_end_io_acct(orig, ar->acct_start);
+	if (acct_start)
+		bio_end_io_acct(orig, acct_start);
 	if (!status) {
 		bio_endio(orig);
 	} else {

@@ -27,8 +27,8 @@ cd "$root" || exit 1
 
 # What `make check-debug-core` runs: the fault-injection scenarios plus
 # the basic paths (create/assemble/stop with verified I/O, failure and
-# rebuild).
-CORE=(debug-faults create-assemble fail-rebuild)
+# rebuild) and concurrent bypass reads on both guest CPUs (KASAN).
+CORE=(debug-faults create-assemble fail-rebuild aligned-reads)
 
 core=
 if [ "${1:-}" = --core ]; then
@@ -42,6 +42,8 @@ export R5J_BUILD=$root/build/debug
 export VM_TIMEOUT_SCALE=${VM_TIMEOUT_SCALE:-4}
 # qemu's ACPI _PRT method runs into ACPICA's 30 s loop timeout on this
 # kernel (KASAN + lockdep, TCG): PCI interrupts routed from the MP table.
+# The MP table also gives the IO-APIC (CONFIG_X86_MPPARSE), without which
+# the kernel falls back to one CPU; virtio uses MSI-X (CONFIG_PCI_MSI).
 export VM_APPEND="${VM_APPEND:+$VM_APPEND }acpi=noirq"
 mkdir -p "$R5J_BUILD"
 
