@@ -1248,6 +1248,113 @@ static void test_usage(void)
 	CHECK_EQ(run("dump /nonexistent", NULL), 2);
 }
 
+/* ---- match-events (journal one event ahead after a power cut) ---- */
+
+/* Rewrite the journal image's superblock with @events; checksum fixed. */
+static void journal_events(struct arr *a, u64 events)
+{
+	struct mdsb s;
+
+	memcpy(s.raw, a->jimg + 8 * 512, 4096);
+	s.sb.events = cpu_to_le64(events);
+	s.sb.sb_csum = mdsb_csum(&s.sb);
+	memcpy(a->jimg + 8 * 512, s.raw, 4096);
+	write_file(a->jpath, a->jimg, a->jsectors * 512);
+}
+
+/* The journal image's superblock events, -1 if it does not check out. */
+static s64 journal_events_on_disk(struct arr *a)
+{
+	u8 *img = read_file(a->jpath, a->jsectors * 512);
+	struct mdsb s;
+	s64 ev = -1;
+
+	memcpy(s.raw, img + 8 * 512, 4096);
+	if (mdsb_csum(&s.sb) == s.sb.sb_csum)
+		ev = (s64)le64_to_cpu(s.sb.events);
+	free(img);
+	return ev;
+}
+
+/*
+ * Only a journal exactly one event ahead of the newest member is changed,
+ * and only its event count; up to date (equal or one behind) is left as
+ * is, and anything else is refused with nothing written.
+ */
+static void test_match_events(void)
+{
+	static const struct {
+		s64 delta;
+		int rc;
+		const char *say;
+	} cases[] = {
+		{ 0, 0, "nothing to do" },
+		{ -1, 0, "nothing to do" },
+		{ -2, 2, "stale; refusing" },
+		{ 2, 2, "2 events ahead" },
+	};
+	u8 d[R5J_BLOCK_SIZE], *before[MAXD + 1];
+	char args[4096];
+	struct arr a;
+	unsigned int i;
+
+	arr_init(&a, 5, R5J_ALG_LEFT_SYMMETRIC, 4);
+	t_begin(&a);
+	fill(d, 5);
+	t_data(&a, 0, d);
+	t_parity(&a, 0, d, NULL);
+	t_commit(&a);
+	write_images(&a, 0);
+	snprintf(args, sizeof(args), "match-events %s%s", a.jpath,
+		 members_args(&a, -1));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		TEST_NOTE("journal %+lld events", (long long)cases[i].delta);
+		journal_events(&a, (u64)(EVENTS + cases[i].delta));
+		snapshot(&a, 1, before);
+		CHECK_EQ(run(args, "events.txt"), cases[i].rc);
+		CHECK(has("events.txt", cases[i].say));
+		CHECK(unchanged(&a, before));
+	}
+
+	TEST_NOTE("journal one event ahead: dry run, then the repair");
+	journal_events(&a, EVENTS + 1);
+	snapshot(&a, 1, before);
+	snprintf(args, sizeof(args), "match-events --dry-run %s%s", a.jpath,
+		 members_args(&a, -1));
+	CHECK_EQ(run(args, "events.txt"), 0);
+	CHECK(has("events.txt", "1 transactions from journal_tail"));
+	CHECK(has("events.txt", "dry run"));
+	CHECK(unchanged(&a, before));
+	snprintf(args, sizeof(args), "match-events %s%s", a.jpath,
+		 members_args(&a, 1));		/* degraded: one member away */
+	CHECK_EQ(run(args, "events.txt"), 0);
+	CHECK(has("events.txt", "events 43 -> 42"));
+	CHECK_EQ(journal_events_on_disk(&a), EVENTS);
+	CHECK_EQ(run(args, "events.txt"), 0);
+	CHECK(has("events.txt", "nothing to do"));
+
+	TEST_NOTE("a member of another array");
+	journal_events(&a, EVENTS + 1);
+	{
+		u8 *img = member_image(&a, 2, a.m[2]);
+		struct mdsb s;
+
+		memcpy(s.raw, img + 8 * 512, 4096);
+		s.sb.set_uuid[5] ^= 1;
+		s.sb.sb_csum = mdsb_csum(&s.sb);
+		memcpy(img + 8 * 512, s.raw, 4096);
+		write_file(a.mpath[2], img, (DOFF + MSECTORS) * 512);
+		free(img);
+	}
+	snapshot(&a, 1, before);
+	snprintf(args, sizeof(args), "match-events %s%s", a.jpath,
+		 members_args(&a, -1));
+	CHECK_EQ(run(args, "events.txt"), 2);
+	CHECK(has("events.txt", "not a member of the journal's array"));
+	CHECK(unchanged(&a, before));
+	arr_free(&a);
+}
+
 int main(void)
 {
 	const char *env = getenv("R5JTOOL");
@@ -1302,6 +1409,7 @@ int main(void)
 	RUN_TEST(test_replacement_member);
 	RUN_TEST(test_flush_flood);
 	RUN_TEST(test_huge_data_only);
+	RUN_TEST(test_match_events);
 	if (!r5j_t.failed) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd))

@@ -14,7 +14,7 @@
 # Each cycle, in the guest:
 #   write   "stamp write" (8 threads, acks to a file); a watcher reads the
 #           journal device's superblock (O_DIRECT, from vdj) every 20 ms;
-#           the moment it changes (or after 3-10 s) the writer is stopped
+#           the moment it changes (or after 8-20 s) the writer is stopped
 #           (SIGSTOP: no ack after this point) and the power is cut: every
 #           pX is suspended first (nothing completes any more), then all
 #           get drop_writes tables and resume; held member writes of the
@@ -107,7 +107,7 @@ for cycle in $(seq 1 $CYCLES); do
 	/test/stamp write /dev/md0 $blocks $stripe_blocks 8 120 \
 		/tmp/acks.cur $((cycle * 1000000000)) > /dev/null &
 	spid=$!
-	fallback=$(( $(cut -d. -f1 /proc/uptime) + 3 + RANDOM % 8 ))
+	fallback=$(( $(cut -d. -f1 /proc/uptime) + 8 + RANDOM % 12 ))
 	how=fallback
 	while [ "$(cut -d. -f1 /proc/uptime)" -lt $fallback ]; do
 		if [ "$(jsb)" != "$base" ]; then
@@ -127,10 +127,10 @@ for cycle in $(seq 1 $CYCLES); do
 	cat /tmp/acks.cur >> /tmp/acks
 	n=$(wc -l < /tmp/acks.cur)
 	rm -f /tmp/acks.cur
+	delay 0		# what it still holds is dropped below: no need to wait
 	mdadm --stop /dev/md0 > /dev/null 2>&1 || fail "cycle $cycle: cannot stop md0"
 	log "cycle $cycle: stopped"
 	restore
-	delay 0
 	log "cycle $cycle: restored"
 	echo 3 > /proc/sys/vm/drop_caches
 	missing=
