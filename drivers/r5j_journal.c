@@ -578,6 +578,17 @@ bool r5j_journal_idle(struct r5j_journal *log)
 	return idle;
 }
 
+bool r5j_journal_empty(struct r5j_journal *log)
+{
+	bool empty;
+
+	spin_lock_irq(&log->lock);
+	empty = !log->failed && list_empty(&log->parked) && !log->open &&
+		list_empty(&log->units);
+	spin_unlock_irq(&log->lock);
+	return empty;
+}
+
 /*
  * Write an empty meta block (a unit with no payloads) at @pos, stable.
  * Uses the page set aside at init: a stop or quiesce under memory pressure

@@ -246,6 +246,14 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 			return true;
 		}
 	}
+	if (unlikely(bio_end_sector(bi) > mddev->array_sectors)) {
+		/*
+		 * Only a bio that waited out a shrink (r5j_resize()) gets
+		 * here: a logged block past the end would fail recovery.
+		 */
+		bio_io_error(bi);
+		return true;
+	}
 	if (!md_write_start(mddev, bi))
 		return false;
 
