@@ -18,11 +18,13 @@
 #  - md0: writes to its last MiB, then at once --size=6144 (explicit
 #    shrink; md core refuses anything above the journal's 7 MiB): raid5j shrinks to exactly that, raid456 refuses; a power
 #    cut 1 s later.
-# Boot 2: both arrays assemble (recovery must accept the log: nothing past
-# the new sizes), sizes as left by boot 1, all data still there verifies,
+# Boot 2: both arrays assemble read-write (recovery must accept the log:
+# nothing past the new sizes), sizes as left by boot 1, all data still there verifies,
 # check: mismatch_cnt 0.
 #
-# Without the fix, raid5j's --size=max shrank md0 to the journal's size.
+# Without the fix, raid5j's --size=max shrank md0 to the journal's size,
+# and after the shrink the log still held blocks past the new end: boot 2
+# found them, recovery failed and md0 came up read-only.
 #
 # Disks: 8 x 32 MiB, 8 + 16 MiB journals.  Boots: 4.  ~3 minutes.
 
@@ -123,6 +125,10 @@ csize() { md_sysfs "$1" component_size; }
 run mdadm --assemble /dev/md0 $(disks a0 a1 a2 a3 ja)
 run mdadm --assemble /dev/md1 $(disks b0 b1 b2 b3 jb)
 dmesg | grep -E 'journal|md/raid' | tail -n 12
+# recovery accepted both logs: nothing logged past the arrays' ends
+dmesg | grep -q 'journal recovery failed' && fail "journal recovery failed"
+check readwrite /dev/md0
+check readwrite /dev/md1
 LOW="--rw=write --bs=64k --offset=0 --size=$((6144 * ND))k"
 HIGH="--rw=randwrite --bs=64k --offset=$((6144 * ND))k --size=$((6144 * ND - 1024))k"
 OLD1="--rw=randwrite --bs=16k --offset=0 --size=$((4096 * ND))k"
