@@ -11,7 +11,9 @@
  *     AND the members were flushed AND the superblock holding the new tail
  *     was written; only then is that space reused.
  *  3. A completed write is in the log until rule 2 frees it, so flushes and
- *     FUA from above are already honoured by the log's FUA.
+ *     FUA from above are already honoured by the log's FUA -- while the
+ *     journal works.  Once it failed, the members are flushed once and
+ *     flushes and FUA go to them again.
  *
  * Ring space: [tail, head) is reserved; one block more is always kept for
  * the empty unit a quiesce or clean stop writes.
@@ -390,6 +392,7 @@ void r5j_journal_error(struct r5j_journal *log)
 	pr_crit("md/raid:%s: journal device %pg failed: writes are refused until a new journal is added (mdadm --add-journal)\n",
 		mdname(log->mddev), log->rdev->bdev);
 	md_wakeup_thread(log->mddev->thread);
+	wake_reclaim(log);	/* flushes the members: we may be atomic */
 }
 
 /* Flush every member's volatile cache: their writes become durable. */
@@ -559,12 +562,31 @@ void r5j_journal_reclaim_locked(struct r5j_journal *log)
 	do_reclaim(log, true);
 }
 
+/*
+ * The journal failed: what only it held durably is in the members'
+ * volatile caches.  Flush them once; later flushes and FUA from above
+ * reach the members through md core (Documentation/journal.md).
+ */
+static void flush_after_failure(struct r5j_journal *log)
+{
+	if (log->failed_flushed)
+		return;
+	log->failed_flushed = true;
+	r5j_flush_members(log->conf);
+	pr_info("md/raid:%s: members flushed after the journal failure\n",
+		mdname(log->mddev));
+}
+
 static void r5j_reclaim_thread(struct md_thread *thread)
 {
 	struct r5j_conf *conf = thread->mddev->private;
 
 	thread->timeout = R5J_RECLAIM_PERIOD;
-	if (conf && conf->log)
+	if (!conf || !conf->log)
+		return;
+	if (r5j_journal_failed(conf->log))
+		flush_after_failure(conf->log);
+	else
 		do_reclaim(conf->log, false);
 }
 
@@ -767,6 +789,8 @@ void r5j_journal_exit(struct r5j_conf *conf)
 	if (!log)
 		return;
 	md_unregister_thread(&log->reclaim_thread);
+	if (log->failed)
+		flush_after_failure(log);	/* removed before it ran */
 	list_for_each_entry_safe(unit, tmp, &log->units, list) {
 		list_del(&unit->list);
 		free_unit(unit);
