@@ -177,6 +177,19 @@ static unsigned int stripe_log_pages(struct r5j_stripe *sh, u32 *meta_bytes)
 }
 
 /*
+ * The largest a unit may grow: the ring less the largest stripe with its
+ * own meta block and the quiesce reserve.  When every unit is done,
+ * reclaim keeps the newest one as the tail (reclaimable_tail()); capped
+ * so, it always leaves room for any parked stripe, and tiny rings cannot
+ * deadlock (Documentation/journal.md, "Tiny journals").
+ */
+static u64 unit_cap(struct r5j_journal *log)
+{
+	return log->fmt.ring_sectors -
+		(u64)(log->conf->raid_disks + 2) * R5J_BLOCK_SECTORS;
+}
+
+/*
  * Put @sh in the open unit (log->lock held; the unit was allocated by the
  * caller if none is open).  -EAGAIN: no room in the ring.
  */
@@ -193,7 +206,8 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 
 	if (unit && (unit->pages + pages > R5J_UNIT_MAX_PAGES ||
 		     r5j_meta_size(page_address(unit->meta)) + meta_bytes >
-		     R5J_BLOCK_SIZE)) {
+		     R5J_BLOCK_SIZE ||
+		     unit->sectors + need > unit_cap(log))) {
 		/* full: the caller sends it */
 		*full = unit;
 		log->open = NULL;
@@ -735,14 +749,23 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	}
 	/*
 	 * One stripe's payloads must fit in a meta block (mainline's limit
-	 * too), and the ring must hold a whole stripe twice over.
+	 * too).  The ring must hold a unit with the largest stripe (meta +
+	 * raid_disks pages) beside room for another and the quiesce
+	 * reserve: unit_cap() is then at least one stripe.
 	 */
-	if (conf->raid_disks > R5J_MAX_JOURNAL_DISKS ||
-	    log->fmt.ring_sectors < 2 * (conf->raid_disks + 2) *
+	if (conf->raid_disks > R5J_MAX_JOURNAL_DISKS) {
+		pr_err("md/raid:%s: journal unusable: %d members, at most %d\n",
+		       mdname(mddev), conf->raid_disks, R5J_MAX_JOURNAL_DISKS);
+		kfree(log);
+		return -EINVAL;
+	}
+	if (log->fmt.ring_sectors < 2 * (conf->raid_disks + 2) *
 				    (u64)R5J_BLOCK_SECTORS) {
-		pr_err("md/raid:%s: journal unusable: %d members (at most %d) on %llu journal sectors\n",
-		       mdname(mddev), conf->raid_disks, R5J_MAX_JOURNAL_DISKS,
-		       (unsigned long long)log->fmt.ring_sectors);
+		pr_err("md/raid:%s: journal device %pg too small: %llu sectors of ring, %d members need at least %llu\n",
+		       mdname(mddev), rdev->bdev,
+		       (unsigned long long)log->fmt.ring_sectors,
+		       conf->raid_disks,
+		       2 * (conf->raid_disks + 2) * (u64)R5J_BLOCK_SECTORS);
 		kfree(log);
 		return -EINVAL;
 	}
