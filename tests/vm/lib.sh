@@ -256,7 +256,7 @@ _vm_nbd_stop() {
 			sleep 0.05
 		done
 		# still there after 30 s (stuck in shutdown): power-cut it
-		kill -KILL "$p" 2>/dev/null
+		[ "$i" -lt 600 ] || kill -KILL "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
 	done
 	_vm_nbd_pids=()
