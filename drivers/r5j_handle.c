@@ -509,8 +509,12 @@ static void fail_new_writes(struct r5j_stripe *sh)
 static void submit_member_writes(struct r5j_stripe *sh)
 {
 	struct r5j_conf *conf = sh->conf;
-	/* with a journal, the log's FUA already made the data durable */
-	bool fua = test_bit(R5J_STRIPE_FUA, &sh->state) && !conf->log;
+	/*
+	 * With a working journal, the log's FUA already made the data
+	 * durable; once it failed, that copy is gone.
+	 */
+	bool fua = test_bit(R5J_STRIPE_FUA, &sh->state) &&
+		   (!conf->log || r5j_journal_failed(conf->log));
 	int i, writes = 0;
 
 	sh->write_stage = R5J_W_MEMBERS;

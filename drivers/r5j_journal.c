@@ -11,7 +11,9 @@
  *     AND the members were flushed AND the superblock holding the new tail
  *     was written; only then is that space reused.
  *  3. A completed write is in the log until rule 2 frees it, so flushes and
- *     FUA from above are already honoured by the log's FUA.
+ *     FUA from above are already honoured by the log's FUA -- while the
+ *     journal works.  Once it failed, the members are flushed once and
+ *     flushes and FUA go to them again.
  *
  * Ring space: [tail, head) is reserved; one block more is always kept for
  * the empty unit a quiesce or clean stop writes.
@@ -175,6 +177,19 @@ static unsigned int stripe_log_pages(struct r5j_stripe *sh, u32 *meta_bytes)
 }
 
 /*
+ * The largest a unit may grow: the ring less the largest stripe with its
+ * own meta block and the quiesce reserve.  When every unit is done,
+ * reclaim keeps the newest one as the tail (reclaimable_tail()); capped
+ * so, it always leaves room for any parked stripe, and tiny rings cannot
+ * deadlock (Documentation/journal.md, "Tiny journals").
+ */
+static u64 unit_cap(struct r5j_journal *log)
+{
+	return log->fmt.ring_sectors -
+		(u64)(log->conf->raid_disks + 2) * R5J_BLOCK_SECTORS;
+}
+
+/*
  * Put @sh in the open unit (log->lock held; the unit was allocated by the
  * caller if none is open).  -EAGAIN: no room in the ring.
  */
@@ -191,7 +206,8 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 
 	if (unit && (unit->pages + pages > R5J_UNIT_MAX_PAGES ||
 		     r5j_meta_size(page_address(unit->meta)) + meta_bytes >
-		     R5J_BLOCK_SIZE)) {
+		     R5J_BLOCK_SIZE ||
+		     unit->sectors + need > unit_cap(log))) {
 		/* full: the caller sends it */
 		*full = unit;
 		log->open = NULL;
@@ -390,6 +406,7 @@ void r5j_journal_error(struct r5j_journal *log)
 	pr_crit("md/raid:%s: journal device %pg failed: writes are refused until a new journal is added (mdadm --add-journal)\n",
 		mdname(log->mddev), log->rdev->bdev);
 	md_wakeup_thread(log->mddev->thread);
+	wake_reclaim(log);	/* flushes the members: we may be atomic */
 }
 
 /* Flush every member's volatile cache: their writes become durable. */
@@ -559,12 +576,31 @@ void r5j_journal_reclaim_locked(struct r5j_journal *log)
 	do_reclaim(log, true);
 }
 
+/*
+ * The journal failed: what only it held durably is in the members'
+ * volatile caches.  Flush them once; later flushes and FUA from above
+ * reach the members through md core (Documentation/journal.md).
+ */
+static void flush_after_failure(struct r5j_journal *log)
+{
+	if (log->failed_flushed)
+		return;
+	log->failed_flushed = true;
+	r5j_flush_members(log->conf);
+	pr_info("md/raid:%s: members flushed after the journal failure\n",
+		mdname(log->mddev));
+}
+
 static void r5j_reclaim_thread(struct md_thread *thread)
 {
 	struct r5j_conf *conf = thread->mddev->private;
 
 	thread->timeout = R5J_RECLAIM_PERIOD;
-	if (conf && conf->log)
+	if (!conf || !conf->log)
+		return;
+	if (r5j_journal_failed(conf->log))
+		flush_after_failure(conf->log);
+	else
 		do_reclaim(conf->log, false);
 }
 
@@ -576,6 +612,17 @@ bool r5j_journal_idle(struct r5j_journal *log)
 	idle = list_empty(&log->parked) && !log->open;
 	spin_unlock_irq(&log->lock);
 	return idle;
+}
+
+bool r5j_journal_empty(struct r5j_journal *log)
+{
+	bool empty;
+
+	spin_lock_irq(&log->lock);
+	empty = !log->failed && list_empty(&log->parked) && !log->open &&
+		list_empty(&log->units);
+	spin_unlock_irq(&log->lock);
+	return empty;
 }
 
 /*
@@ -702,14 +749,23 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	}
 	/*
 	 * One stripe's payloads must fit in a meta block (mainline's limit
-	 * too), and the ring must hold a whole stripe twice over.
+	 * too).  The ring must hold a unit with the largest stripe (meta +
+	 * raid_disks pages) beside room for another and the quiesce
+	 * reserve: unit_cap() is then at least one stripe.
 	 */
-	if (conf->raid_disks > R5J_MAX_JOURNAL_DISKS ||
-	    log->fmt.ring_sectors < 2 * (conf->raid_disks + 2) *
+	if (conf->raid_disks > R5J_MAX_JOURNAL_DISKS) {
+		pr_err("md/raid:%s: journal unusable: %d members, at most %d\n",
+		       mdname(mddev), conf->raid_disks, R5J_MAX_JOURNAL_DISKS);
+		kfree(log);
+		return -EINVAL;
+	}
+	if (log->fmt.ring_sectors < 2 * (conf->raid_disks + 2) *
 				    (u64)R5J_BLOCK_SECTORS) {
-		pr_err("md/raid:%s: journal unusable: %d members (at most %d) on %llu journal sectors\n",
-		       mdname(mddev), conf->raid_disks, R5J_MAX_JOURNAL_DISKS,
-		       (unsigned long long)log->fmt.ring_sectors);
+		pr_err("md/raid:%s: journal device %pg too small: %llu sectors of ring, %d members need at least %llu\n",
+		       mdname(mddev), rdev->bdev,
+		       (unsigned long long)log->fmt.ring_sectors,
+		       conf->raid_disks,
+		       2 * (conf->raid_disks + 2) * (u64)R5J_BLOCK_SECTORS);
 		kfree(log);
 		return -EINVAL;
 	}
@@ -756,6 +812,8 @@ void r5j_journal_exit(struct r5j_conf *conf)
 	if (!log)
 		return;
 	md_unregister_thread(&log->reclaim_thread);
+	if (log->failed)
+		flush_after_failure(log);	/* removed before it ran */
 	list_for_each_entry_safe(unit, tmp, &log->units, list) {
 		list_del(&unit->list);
 		free_unit(unit);

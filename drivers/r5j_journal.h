@@ -61,6 +61,8 @@ void r5j_journal_reclaim_locked(struct r5j_journal *log);
 /* hot-add of a journal after the old one failed or went missing. */
 int r5j_journal_replace(struct r5j_conf *conf, struct md_rdev *rdev);
 bool r5j_journal_idle(struct r5j_journal *log);
+/* Nothing in the log but the empty unit at its tail (after a quiesce). */
+bool r5j_journal_empty(struct r5j_journal *log);
 ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page);
 
 #endif /* RAID5J_JOURNAL_KERNEL_H */

@@ -67,6 +67,7 @@ struct r5j_journal {
 	struct r5j_log_unit *open;	/* daemon only */
 	struct list_head parked;	/* stripes waiting for space */
 	bool failed;
+	bool failed_flushed;		/* reclaim thread: members flushed */
 	struct r5j_journal_stats stats;
 
 	struct md_thread *reclaim_thread;

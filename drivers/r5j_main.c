@@ -641,19 +641,59 @@ static int r5j_spare_active(struct mddev *mddev)
 	return count;
 }
 
+static struct md_rdev *journal_member(struct mddev *mddev)
+{
+	struct md_rdev *rdev;
+
+	rdev_for_each(rdev, mddev)
+		if (test_bit(Journal, &rdev->flags))
+			return rdev;
+	return NULL;
+}
+
+/*
+ * Size changes with a journal (Documentation/journal.md, "Size changes").
+ * md core's update_size() caps every request at the smallest device, the
+ * journal included, and turns --size=max into that smallest size: a
+ * request for exactly the journal's size may be "max", so it never
+ * shrinks the array.  A shrink drains the log first (mddev_suspend()
+ * quiesces: every stripe on the members, one empty unit at the tail), so
+ * no log unit can hold a block past the new end.  The superblock gets the
+ * new size before the block device does: a power cut never leaves logged
+ * blocks past the size recovery reads.  Reconfig_mutex held.
+ */
 static int r5j_resize(struct mddev *mddev, sector_t sectors)
 {
+	struct r5j_conf *conf = mddev->private;
+	bool journal = test_bit(MD_HAS_JOURNAL, &mddev->flags);
+	struct md_rdev *jdev = journal_member(mddev);
+	bool suspended = false;
 	sector_t newsize;
-	int err;
+	int err = 0;
 
+	if (jdev && sectors == jdev->sectors && sectors < mddev->dev_sectors) {
+		pr_err("md/raid:%s: not shrinking to %llu sectors per member: that is the journal's size, which md core also offers for --size=max; members cannot grow past it while the journal is present\n",
+		       mdname(mddev), (unsigned long long)sectors);
+		return -EINVAL;
+	}
 	sectors &= ~((sector_t)mddev->chunk_sectors - 1);
 	newsize = r5j_size(mddev, sectors, mddev->raid_disks);
 	if (mddev->external_size && mddev->array_sectors > newsize)
 		return -EINVAL;
+	if (journal && sectors < mddev->dev_sectors) {
+		mddev_suspend(mddev);
+		suspended = true;
+		if (conf->log && !r5j_journal_empty(conf->log)) {
+			pr_err("md/raid:%s: not shrinking: the journal still holds stripes\n",
+			       mdname(mddev));
+			err = -EBUSY;
+			goto out;
+		}
+	}
 	if (mddev->bitmap) {
 		err = md_bitmap_resize(mddev->bitmap, sectors, 0, 0);
 		if (err)
-			return err;
+			goto out;
 	}
 	md_set_array_sectors(mddev, newsize);
 	if (sectors > mddev->dev_sectors &&
@@ -663,7 +703,15 @@ static int r5j_resize(struct mddev *mddev, sector_t sectors)
 	}
 	mddev->dev_sectors = sectors;
 	mddev->resync_max_sectors = sectors;
-	return 0;
+	if (journal) {
+		md_update_sb(mddev, 1);
+		/* bios that waited out the suspend see the new end */
+		set_capacity(mddev->gendisk, mddev->array_sectors);
+	}
+out:
+	if (suspended)
+		mddev_resume(mddev);
+	return err;
 }
 
 /*

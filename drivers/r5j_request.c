@@ -11,6 +11,7 @@
 #include <linux/blkdev.h>
 #include "md-bitmap.h"
 #include "r5j.h"
+#include "r5j_journal.h"
 
 /* Sectors of block [block, block + 8) that [first, last) covers, as bits. */
 static u8 cover_mask(sector_t block, sector_t first, sector_t last)
@@ -231,10 +232,11 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 	bool is_write = op_is_write(bio_op(bi));
 
 	if (unlikely(bi->bi_opf & REQ_PREFLUSH)) {
-		if (conf->log) {
+		if (conf->log && !r5j_journal_failed(conf->log)) {
 			/*
 			 * Completed writes stay in the journal (FUA) until
-			 * the members are flushed: already durable.
+			 * the members are flushed: already durable.  Not
+			 * once the journal failed: then md core flushes.
 			 */
 			if (!bio_sectors(bi)) {
 				bio_endio(bi);
@@ -245,6 +247,14 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 			/* md core flushes every member, then resubmits */
 			return true;
 		}
+	}
+	if (unlikely(bio_end_sector(bi) > mddev->array_sectors)) {
+		/*
+		 * Only a bio that waited out a shrink (r5j_resize()) gets
+		 * here: a logged block past the end would fail recovery.
+		 */
+		bio_io_error(bi);
+		return true;
 	}
 	if (!md_write_start(mddev, bi))
 		return false;

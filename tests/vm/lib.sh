@@ -215,9 +215,11 @@ vm_disk_path() {
 # ---- volatile disk cache (VM_NBD_CACHE=1) -------------------------------
 
 # _vm_nbd_start NAME IMG: serve IMG on a unix socket through nbdkit's
-# cache filter; sets _vm_nbd_sock.  nbdkit daemonizes once it listens.
+# cache filter; sets _vm_nbd_sock.  nbdkit runs in the foreground as our
+# child (its pid is $!, never a guess); it writes the pid file once it
+# listens.
 _vm_nbd_start() {
-	local name=$1 img=$2 sock pidf
+	local name=$1 img=$2 sock pidf pid i
 	if [ -z "$_vm_nbd_dir" ]; then
 		# short path: a unix socket name is limited to 107 bytes
 		_vm_nbd_dir=$(mktemp -d /tmp/r5jnbd.XXXXXX) || return 1
@@ -225,26 +227,37 @@ _vm_nbd_start() {
 	sock=$_vm_nbd_dir/$name.sock
 	pidf=$_vm_nbd_dir/$name.pid
 	rm -f "$sock" "$pidf"
-	nbdkit -U "$sock" -P "$pidf" --filter=cache file "$img" \
-		cache=writeback cache-min-block-size=4096 >> "$VM_LOG" 2>&1 ||
-		return 1
-	_vm_nbd_pids+=("$(cat "$pidf")")
+	nbdkit -f -U "$sock" -P "$pidf" --filter=cache file "$img" \
+		cache=writeback cache-min-block-size=4096 >> "$VM_LOG" 2>&1 &
+	pid=$!
+	_vm_nbd_pids+=("$pid")
+	for ((i = 0; i < 600; i++)); do
+		[ -s "$pidf" ] && break
+		[ -e "/proc/$pid" ] || return 1
+		sleep 0.05
+	done
+	[ -s "$pidf" ] || return 1
 	_vm_nbd_sock=$sock
 }
 
 # _vm_nbd_stop TERM|KILL: stop this boot's nbdkits and wait for them.
 # KILL is the power cut: their caches' unflushed writes are lost.
 _vm_nbd_stop() {
-	local p i
+	local p i st
 	[ ${#_vm_nbd_pids[@]} -gt 0 ] || return 0
 	for p in "${_vm_nbd_pids[@]}"; do
 		kill -"$1" "$p" 2>/dev/null
 	done
 	for p in "${_vm_nbd_pids[@]}"; do
 		for ((i = 0; i < 600; i++)); do
-			[ -e "/proc/$p" ] || break
+			st=
+			read -r _ _ st _ 2>/dev/null < "/proc/$p/stat"
+			[ -z "$st" ] || [ "$st" = Z ] && break
 			sleep 0.05
 		done
+		# still there after 30 s (stuck in shutdown): power-cut it
+		[ "$i" -lt 600 ] || kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
 	done
 	_vm_nbd_pids=()
 }
