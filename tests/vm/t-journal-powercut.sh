@@ -48,11 +48,7 @@ fi
 # Interop: who writes (and crashes) and who recovers.
 WRITE_PERSONALITY=${WRITE_PERSONALITY:-$PERSONALITY}
 RESTART_PERSONALITY=${RESTART_PERSONALITY:-$PERSONALITY}
-STAMP=$BUILD/stamp
-mkdir -p "$BUILD"
-gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
-	vm_fail "cannot build tests/tools/stamp.c"
-export VM_FILES="$STAMP"
+vm_stamp
 
 vm_disks 32M $MEMBERS
 vm_disk j 8M
