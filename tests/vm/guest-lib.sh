@@ -99,6 +99,16 @@ disk() {
 	readlink -f "$d"
 }
 
+# disks_but SKIP NAME...: device paths of the NAMEs other than SKIP.
+disks_but() {
+	local skip=$1 n out=
+	shift
+	for n in "$@"; do
+		[ "$n" = "$skip" ] || out="$out $(disk "$n")"
+	done
+	echo "${out# }"
+}
+
 # disks NAME...: their device paths, space separated.
 disks() {
 	local n out=

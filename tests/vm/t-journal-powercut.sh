@@ -104,10 +104,7 @@ EOF
 		- $MEMBERS j dump <<'EOF' || vm_fail "cycle $cycle: restart failed"
 . /test/guest-lib.sh
 load_personality
-members=
-for d in $MEMBERS; do
-	[ "$d" = "$MISSING" ] || members="$members $(disk $d)"
-done
+members=$(disks_but "$MISSING" $MEMBERS)
 if [ "$JOURNAL" = 1 ]; then
 	run mdadm --assemble --run /dev/md0 $members $(disk j)
 	check state "[$NMEMBERS/$((NMEMBERS - 1))]" /dev/md0

@@ -139,10 +139,7 @@ EOF
 			--env NMEMBERS=$NMEMBERS - $MEMBERS j dump <<'EOF' ||
 	. /test/guest-lib.sh
 	load_personality
-	members=
-	for d in $MEMBERS; do
-		[ "$d" = "$MISSING" ] || members="$members $(disk $d)"
-	done
+	members=$(disks_but "$MISSING" $MEMBERS)
 	for d in $members $(disk j); do
 		echo "$d: $(mdadm --examine $d | grep -E 'Events|Device Role' | tr -s ' ' | tr '\n' ' ')"
 	done
