@@ -609,6 +609,20 @@ static void test_dump_text(void)
 }
 
 /* Cases where replay must refuse and leave every image as it was. */
+/* Member @i's image, its superblock naming another array. */
+static void foreign_member(struct arr *a, int i)
+{
+	u8 *img = member_image(a, i, a->m[i]);
+	struct mdsb s;
+
+	memcpy(s.raw, img + 8 * 512, 4096);
+	s.sb.set_uuid[3] ^= 1;
+	s.sb.sb_csum = mdsb_csum(&s.sb);
+	memcpy(img + 8 * 512, s.raw, 4096);
+	write_file(a->mpath[i], img, (DOFF + MSECTORS) * 512);
+	free(img);
+}
+
 static void refuse_case(const char *what, int mode)
 {
 	struct arr a;
@@ -631,16 +645,7 @@ static void refuse_case(const char *what, int mode)
 
 	switch (mode) {
 	case 0:	/* a member of another array */
-		sb_make(&a, &s, 1, MSECTORS, 0, DOFF + MSECTORS);
-		s.sb.set_uuid[3] ^= 1;
-		s.sb.sb_csum = mdsb_csum(&s.sb);
-		{
-			u8 *img = member_image(&a, 1, a.m[1]);
-
-			memcpy(img + 8 * 512, s.raw, 4096);
-			write_file(a.mpath[1], img, (DOFF + MSECTORS) * 512);
-			free(img);
-		}
+		foreign_member(&a, 1);
 		break;
 	case 1:	/* two members missing from RAID5 */
 		snprintf(args, sizeof(args), "replay %s %s %s", a.jpath,
@@ -1335,17 +1340,7 @@ static void test_match_events(void)
 
 	TEST_NOTE("a member of another array");
 	journal_events(&a, EVENTS + 1);
-	{
-		u8 *img = member_image(&a, 2, a.m[2]);
-		struct mdsb s;
-
-		memcpy(s.raw, img + 8 * 512, 4096);
-		s.sb.set_uuid[5] ^= 1;
-		s.sb.sb_csum = mdsb_csum(&s.sb);
-		memcpy(img + 8 * 512, s.raw, 4096);
-		write_file(a.mpath[2], img, (DOFF + MSECTORS) * 512);
-		free(img);
-	}
+	foreign_member(&a, 2);
 	snapshot(&a, 1, before);
 	snprintf(args, sizeof(args), "match-events %s%s", a.jpath,
 		 members_args(&a, -1));

@@ -99,6 +99,16 @@ disk() {
 	readlink -f "$d"
 }
 
+# disks_but SKIP NAME...: device paths of the NAMEs other than SKIP.
+disks_but() {
+	local skip=$1 n out=
+	shift
+	for n in "$@"; do
+		[ "$n" = "$skip" ] || out="$out $(disk "$n")"
+	done
+	echo "${out# }"
+}
+
 # disks NAME...: their device paths, space separated.
 disks() {
 	local n out=
@@ -394,4 +404,39 @@ kmemleak_where() {
 	sed -n '/^  backtrace:/,/^unreferenced/s/^ *\[<[0-9a-f]*>\] //p' /tmp/kmemleak.loaded |
 		grep -vE '^(0x|kmem_cache_alloc|kmalloc|__kmalloc|__kmem_cache_alloc|kmalloc_trace|slab_post_alloc|kmemleak_alloc|__alloc_pages|alloc_pages|kmalloc_order|mempool_alloc)' |
 		head -n 3 | tr '\n' ' '
+}
+
+# ---- superblock updates (t-journal-sb-*) -------------------------------
+
+# slow_members MS NAME...: put each disk behind dm-delay (writes and
+# flushes held MS ms, reads not) as /dev/mapper/slowNAME; prints the paths.
+slow_members() {
+	local ms=$1 d dev out=
+	shift
+	for d in "$@"; do
+		dev=$(disk "$d")
+		run dmsetup create "slow$d" --table \
+			"0 $(blockdev --getsz "$dev") delay $dev 0 0 $dev 0 $ms" >&2
+		run dmsetup mknodes "slow$d" >&2
+		out="$out /dev/mapper/slow$d"
+	done
+	echo "${out# }"
+}
+
+# journal_sb_sum NAME: checksum of disk NAME's v1.2 superblock (the 4 KiB
+# block at 4 KiB) as on the device now (O_DIRECT).
+journal_sb_sum() {
+	dd if="$(disk "$1")" bs=4096 skip=1 count=1 iflag=direct 2>/dev/null |
+		md5sum
+}
+
+# share_result_port: the result port takes one opener; route our results
+# and a writer's (given $R5J_RESULT_PORT as its ack file) through a FIFO.
+# An ack still in the FIFO at a power cut is lost: never a false failure,
+# only a weaker check.
+share_result_port() {
+	mkfifo /tmp/results
+	cat /tmp/results > "$R5J_RESULT_PORT" &
+	exec 9> /tmp/results
+	R5J_RESULT_PORT=/tmp/results
 }

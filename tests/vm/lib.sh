@@ -41,6 +41,7 @@
 #   vm_val KEY                   last "VAL KEY ..." the guest reported
 #   vm_result PATTERN            grep -E PATTERN in the last boot's results
 #   vm_fail MSG                  print "FAIL <test>: MSG" and exit 1
+#   vm_stamp                     build tests/tools/stamp.c as $STAMP, into the guest
 #
 # Environment: PERSONALITY (raid5j|raid456, default raid5j), KVER, R5J_KO,
 # VM_FILES (host files copied into the guest's /test/),
@@ -210,6 +211,16 @@ vm_disks() {
 # vm_disk_path NAME: the image file, e.g. to inspect it from the host.
 vm_disk_path() {
 	echo "$VM_DISK_DIR/$1.img"
+}
+
+# vm_stamp: build the power-cut tests' verifying writer (tests/tools/stamp.c,
+# static) as $STAMP on the host and ship it to the guest as /test/stamp.
+vm_stamp() {
+	STAMP=$BUILD/stamp
+	mkdir -p "$BUILD"
+	gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
+		vm_fail "cannot build tests/tools/stamp.c"
+	export VM_FILES="${VM_FILES:+$VM_FILES }$STAMP"
 }
 
 # ---- volatile disk cache (VM_NBD_CACHE=1) -------------------------------

@@ -51,11 +51,7 @@ if [ -z "${VM_KERNEL:-}" ]; then
 	fi
 fi
 
-STAMP=$BUILD/stamp
-mkdir -p "$BUILD"
-gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
-	vm_fail "cannot build tests/tools/stamp.c"
-export VM_FILES="$STAMP"
+vm_stamp
 
 vm_disks 40M d0 d1 d2 d3
 vm_disks 16M j j2

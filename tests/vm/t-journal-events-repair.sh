@@ -31,12 +31,8 @@
 
 MEMBERS="d0 d1 d2 d3"
 TOOL=$R5J_ROOT/tools/r5jtool
-STAMP=$BUILD/stamp
-mkdir -p "$BUILD"
 make -s -C "$R5J_ROOT/tools" || vm_fail "building r5jtool failed"
-gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
-	vm_fail "cannot build tests/tools/stamp.c"
-export VM_FILES="$STAMP"
+vm_stamp
 ACKS=$BUILD/vm-logs/$VM_TEST.acks
 : > "$ACKS"
 
@@ -57,32 +53,18 @@ for try in 1 2 3 4; do
 		--kill-after 0.05 --env MEMBERS="$MEMBERS" - $MEMBERS j <<'EOF'
 . /test/guest-lib.sh
 load_personality
-delayed=
-for d in $MEMBERS; do
-	dev=$(disk $d)
-	run dmsetup create "slow$d" --table \
-		"0 $(blockdev --getsz $dev) delay $dev 0 0 $dev 0 500"
-	run dmsetup mknodes "slow$d"
-	delayed="$delayed /dev/mapper/slow$d"
-done
+delayed=$(slow_members 500 $MEMBERS)
 run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=64 \
 	--assume-clean --write-journal=$(disk j) $delayed
 blocks=$(( $(blockdev --getsize64 /dev/md0) / 4096 ))
 report blocks $blocks
-jsb() {
-	dd if=$(disk j) bs=4096 skip=1 count=1 iflag=direct 2>/dev/null | md5sum
-}
-# one opener for the result port: acks and the mark share it (FIFO)
-mkfifo /tmp/results
-cat /tmp/results > "$R5J_RESULT_PORT" &
-exec 9> /tmp/results
-R5J_RESULT_PORT=/tmp/results
+share_result_port
 /test/stamp write /dev/md0 "$blocks" 48 8 120 "$R5J_RESULT_PORT" 0 &
 # past the first write's clean->dirty update: aim at a later one (a
 # journal_tail move), so that acknowledged writes are at stake
 sleep 4
-base=$(jsb)
-while [ "$(jsb)" = "$base" ]; do
+base=$(journal_sb_sum j)
+while [ "$(journal_sb_sum j)" = "$base" ]; do
 	sleep 0.02
 done
 mark sbwrite

@@ -48,11 +48,7 @@ fi
 # Interop: who writes (and crashes) and who recovers.
 WRITE_PERSONALITY=${WRITE_PERSONALITY:-$PERSONALITY}
 RESTART_PERSONALITY=${RESTART_PERSONALITY:-$PERSONALITY}
-STAMP=$BUILD/stamp
-mkdir -p "$BUILD"
-gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
-	vm_fail "cannot build tests/tools/stamp.c"
-export VM_FILES="$STAMP"
+vm_stamp
 
 vm_disks 32M $MEMBERS
 vm_disk j 8M
@@ -108,10 +104,7 @@ EOF
 		- $MEMBERS j dump <<'EOF' || vm_fail "cycle $cycle: restart failed"
 . /test/guest-lib.sh
 load_personality
-members=
-for d in $MEMBERS; do
-	[ "$d" = "$MISSING" ] || members="$members $(disk $d)"
-done
+members=$(disks_but "$MISSING" $MEMBERS)
 if [ "$JOURNAL" = 1 ]; then
 	run mdadm --assemble --run /dev/md0 $members $(disk j)
 	check state "[$NMEMBERS/$((NMEMBERS - 1))]" /dev/md0

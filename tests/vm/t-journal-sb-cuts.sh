@@ -36,11 +36,7 @@ CYCLES=${CYCLES:-100}
 LEVEL=${LEVEL:-5}
 DELAY_MS=${DELAY_MS:-2000}
 MEMBERS="d0 d1 d2 d3"
-STAMP=$BUILD/stamp
-mkdir -p "$BUILD"
-gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
-	vm_fail "cannot build tests/tools/stamp.c"
-export VM_FILES="$STAMP"
+vm_stamp
 
 vm_disks 32M $MEMBERS
 vm_disk j 8M
@@ -80,9 +76,6 @@ run mdadm --create /dev/md0 --run --level=$LEVEL --raid-devices=4 \
 	--chunk=64 --assume-clean --write-journal=/dev/mapper/pj $(all_members)
 blocks=$(( $(blockdev --getsize64 /dev/md0) / 4096 ))
 stripe_blocks=$(( (4 - LEVEL + 4) * 16 ))
-jsb() {
-	dd if=$(disk j) bs=4096 skip=1 count=1 iflag=direct 2>/dev/null | md5sum
-}
 # the power cut: suspend every device first, so no write completes on one
 # after another has died, then drop every write
 power_cut() {
@@ -103,14 +96,14 @@ fast_sync
 : > /tmp/acks
 aimed=0
 for cycle in $(seq 1 $CYCLES); do
-	base=$(jsb)
+	base=$(journal_sb_sum j)
 	/test/stamp write /dev/md0 $blocks $stripe_blocks 8 120 \
 		/tmp/acks.cur $((cycle * 1000000000)) > /dev/null &
 	spid=$!
 	fallback=$(( $(cut -d. -f1 /proc/uptime) + 8 + RANDOM % 12 ))
 	how=fallback
 	while [ "$(cut -d. -f1 /proc/uptime)" -lt $fallback ]; do
-		if [ "$(jsb)" != "$base" ]; then
+		if [ "$(journal_sb_sum j)" != "$base" ]; then
 			how=aimed
 			break
 		fi

@@ -45,11 +45,7 @@ LEVELS=${LEVELS:-5 6}
 DELAY_MS=${DELAY_MS:-500}
 MEMBERS="d0 d1 d2 d3"
 NMEMBERS=4
-STAMP=$BUILD/stamp
-mkdir -p "$BUILD"
-gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
-	vm_fail "cannot build tests/tools/stamp.c"
-export VM_FILES="$STAMP"
+vm_stamp
 
 total=0 aimed=0
 for LEVEL in $LEVELS; do
@@ -110,33 +106,16 @@ EOF
 			- $MEMBERS j <<'EOF'
 	. /test/guest-lib.sh
 	load_personality
-	delayed=
-	for d in $MEMBERS; do
-		dev=$(disk $d)
-		run dmsetup create "slow$d" --table \
-			"0 $(blockdev --getsz $dev) delay $dev 0 0 $dev 0 $DELAY_MS"
-		run dmsetup mknodes "slow$d"
-		delayed="$delayed /dev/mapper/slow$d"
-	done
+	delayed=$(slow_members $DELAY_MS $MEMBERS)
 	run mdadm --assemble /dev/md0 $delayed $(disk j)
 	[ -e /dev/md0 ] || fail "no md0"
-	# v1.2: the superblock is the 4 KiB block at 4 KiB
-	jsb() {
-		dd if=$(disk j) bs=4096 skip=1 count=1 iflag=direct 2>/dev/null | md5sum
-	}
-	base=$(jsb)
-	# The result port takes one opener: the writer's acks and our mark share it
-	# through a FIFO (an ack still in the FIFO at the cut is lost: never a
-	# false failure, only a weaker check).
-	mkfifo /tmp/results
-	cat /tmp/results > "$R5J_RESULT_PORT" &
-	exec 9> /tmp/results
-	R5J_RESULT_PORT=/tmp/results
+	base=$(journal_sb_sum j)
+	share_result_port
 	/test/stamp write /dev/md0 "$BLOCKS" "$STRIPE_BLOCKS" 8 120 \
 		"$R5J_RESULT_PORT" "$GEN_BASE" &
 	end=$(( $(cut -d. -f1 /proc/uptime) * 1000 + FALLBACK_MS ))
 	while [ $(( $(cut -d. -f1 /proc/uptime) * 1000 )) -lt $end ]; do
-		if [ "$(jsb)" != "$base" ]; then
+		if [ "$(journal_sb_sum j)" != "$base" ]; then
 			mark sbwrite
 			report cut aimed
 			sleep 100
@@ -160,10 +139,7 @@ EOF
 			--env NMEMBERS=$NMEMBERS - $MEMBERS j dump <<'EOF' ||
 	. /test/guest-lib.sh
 	load_personality
-	members=
-	for d in $MEMBERS; do
-		[ "$d" = "$MISSING" ] || members="$members $(disk $d)"
-	done
+	members=$(disks_but "$MISSING" $MEMBERS)
 	for d in $members $(disk j); do
 		echo "$d: $(mdadm --examine $d | grep -E 'Events|Device Role' | tr -s ' ' | tr '\n' ' ')"
 	done
