@@ -440,3 +440,17 @@ share_result_port() {
 	exec 9> /tmp/results
 	R5J_RESULT_PORT=/tmp/results
 }
+
+# wait_bitmap_dirty DEV: wait (30 s at most) until the write-intent bitmap
+# on member DEV shows dirty bits on disk, i.e. writes are under way.
+wait_bitmap_dirty() {
+	local t=0 dirty
+	while :; do
+		blockdev --flushbufs "$1"
+		dirty=$(mdadm -X "$1" | sed -n 's/^ *Bitmap : .* bits (chunks), \([0-9]*\) dirty.*/\1/p')
+		[ "${dirty:-0}" -gt 0 ] && return 0
+		[ $t -ge 300 ] && fail "no dirty bits 30 s into the random writes"
+		sleep 0.1
+		t=$((t + 1))
+	done
+}

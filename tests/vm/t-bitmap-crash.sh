@@ -85,15 +85,7 @@ fio --direct=1 --ioengine=libaio --rw=randwrite --bs=4k --iodepth=16 \
 	> /dev/null 2>&1 &
 # the power cut must come after writes are under way: the bitmap bits
 # are set on disk before the first write goes to a member, so wait for them
-t=0
-while :; do
-	blockdev --flushbufs $b0
-	dirty=$(mdadm -X $b0 | sed -n 's/^ *Bitmap : .* bits (chunks), \([0-9]*\) dirty.*/\1/p')
-	[ "${dirty:-0}" -gt 0 ] && break
-	[ $t -ge 300 ] && fail "no dirty bits 30 s into the random writes"
-	sleep 0.1
-	t=$((t + 1))
-done
+wait_bitmap_dirty $b0
 grep -A1 '^md0 ' /proc/mdstat
 mark writing
 wait

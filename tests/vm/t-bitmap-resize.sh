@@ -122,15 +122,7 @@ check dmesg
 randwrite 100
 sleep 2
 grow 56
-t=0
-while :; do
-	blockdev --flushbufs $d0
-	dirty=$(mdadm -X $d0 | sed -n 's/^ *Bitmap : .* bits (chunks), \([0-9]*\) dirty.*/\1/p')
-	[ "${dirty:-0}" -gt 0 ] && break
-	[ $t -ge 300 ] && fail "no dirty bits 30 s into the random writes"
-	sleep 0.1
-	t=$((t + 1))
-done
+wait_bitmap_dirty $d0
 mark writing
 wait
 fail "fio ended before the power cut"
