@@ -11,6 +11,10 @@
 #           t-create-assemble, t-fail-rebuild on the debug kernel (built
 #           once, ~10 min); R5J_DEBUG_LANE=none skips it
 #
+# The VM scenarios run R5J_VM_JOBS at a time (default 2: a guest idles in
+# boots, sleeps and delayed I/O, so two share the CPUs well), with every
+# boot timeout doubled (VM_TIMEOUT_SCALE, default 2) for the shared CPUs.
+#
 # Each step counts as one test, except that a step printing its own
 # "N passed, N failed" line (unit, vm) counts as those N.  The last line of
 # output is "N passed, N failed"; the exit status is 1 if anything failed.
@@ -21,6 +25,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
 MAKE=${MAKE:-make}
 export PERSONALITY=${PERSONALITY:-raid5j}
+export R5J_VM_JOBS=${R5J_VM_JOBS:-2}
+vm_scale=${VM_TIMEOUT_SCALE:-$([ "$R5J_VM_JOBS" -gt 1 ] && echo 2 || echo 1)}
 logdir=$root/build/check-logs
 mkdir -p "$logdir"
 
@@ -81,10 +87,10 @@ fi
 
 if [ -n "$build_ok" ]; then
 	if [ "${R5J_VM_ALL:-0}" = 1 ] || [ ! -f "$root/tests/vm/ci-scenarios" ]; then
-		step vm "$root/tests/vm/run.sh"
+		step vm env VM_TIMEOUT_SCALE="$vm_scale" "$root/tests/vm/run.sh"
 	else
 		# shellcheck disable=SC2046
-		step vm "$root/tests/vm/run.sh" $(grep -v '^#' "$root/tests/vm/ci-scenarios")
+		step vm env VM_TIMEOUT_SCALE="$vm_scale" "$root/tests/vm/run.sh" $(grep -v '^#' "$root/tests/vm/ci-scenarios")
 	fi
 fi
 
