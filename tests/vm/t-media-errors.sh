@@ -51,7 +51,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-DISKS="a b c d s"
+DISKS="a b c d s t"
 vm_disks 64M $DISKS
 
 vm_boot --timeout 240 - $DISKS <<'EOF' || vm_fail "$PERSONALITY"
@@ -217,6 +217,36 @@ run mdadm --assemble /dev/md0 /dev/md11 /dev/md12 /dev/md13 $(disk s)
 check state '[UUUU]' /dev/md0
 verify_data 341
 pass "t-media-errors/write-error"
+run mdadm --stop /dev/md0
+
+# ---- 5. RAID6: two members rebuilt, a read error on a third -------------
+for m in $F; do
+	run mdadm --grow $m --layout=flush	# forget every fault
+done
+run mdadm --zero-superblock $F $(disk s)
+run mdadm --create /dev/md0 --run --level=6 --chunk=64 --raid-devices=4 \
+	--size=32M --assume-clean $F
+check raid6 /dev/md0
+echo 3600 > /sys/block/md0/md/safe_mode_delay
+run dd if=/tmp/data of=/dev/md0 bs=1M oflag=direct status=none
+run mdadm /dev/md0 --fail /dev/md12 --fail /dev/md13
+run mdadm /dev/md0 --remove /dev/md12 /dev/md13
+# row 21: P on slot 2, Q on slot 3; md11 holds data at array sector 424
+fault rf /dev/md11 168
+newlog
+run mdadm /dev/md0 --add $(disks s t)
+sleep 1
+wait_sync /dev/md0
+newlog
+check state '[UUUU]' /dev/md0
+printf '%s\n' "$L" | grep -q "md0: read error not correctable (sector $((OFF + 168)) on md11)" ||
+	fail "no 'read error not correctable' line (RAID6)"
+bad_listed md11 /dev/md11 168
+for d in s t; do
+	bad_listed "$(basename "$(disk $d)")" "$(disk $d)" 168
+done
+verify_data 53
+pass "t-media-errors/raid6-rebuild"
 run mdadm --stop /dev/md0
 check dmesg
 EOF
