@@ -680,6 +680,9 @@ static void uncorrectable_read_errors(struct r5j_stripe *sh)
 								 rdev->data_offset),
 					    rdev->bdev);
 			record_bad(conf, rdev, sh->sector);
+		} else if (r5j_rdev_usable(rdev)) {
+			/* not in sync: no bad block for it (as raid456) */
+			md_error(conf->mddev, rdev);
 		}
 		rcu_read_unlock();
 	}
@@ -743,8 +746,7 @@ static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
 			continue;
 		rcu_read_lock();
 		rdev = rcu_dereference(conf->disks[i].rdev);
-		if (!r5j_rdev_usable(rdev) || !test_bit(In_sync, &rdev->flags) ||
-		    has_badblock(rdev, sh->sector))
+		if (!holds_stripe(rdev, sh->sector))
 			rdev = NULL;
 		else
 			atomic_inc(&rdev->nr_pending);

@@ -51,7 +51,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-DISKS="a b c d s t"
+DISKS="a b c d s t j"
 vm_disks 64M $DISKS
 
 vm_boot --timeout 240 - $DISKS <<'EOF' || vm_fail "$PERSONALITY"
@@ -247,6 +247,35 @@ for d in s t; do
 done
 verify_data 53
 pass "t-media-errors/raid6-rebuild"
+run mdadm --stop /dev/md0
+
+# ---- 6. a journaled RAID5: a pre-read hits a read error -----------------
+for m in $F; do
+	run mdadm --grow $m --layout=flush
+done
+run mdadm --zero-superblock $F
+run mdadm --create /dev/md0 --run --level=5 --chunk=64 --raid-devices=4 \
+	--size=32M --assume-clean --write-journal $(disk j) $F
+check raid5 /dev/md0
+run dd if=/tmp/data of=/dev/md0 bs=1M oflag=direct status=none
+# an empty stripe cache: the write below must read its row
+run mdadm --stop /dev/md0
+run mdadm --assemble /dev/md0 $F $(disk j)
+OFF=$(md_sysfs md0 dev-md12/offset)
+# array block 6: md10's, row 6 (P on md13); a 4K write there reads
+# md11's and md12's blocks (rcw)
+fault rf /dev/md12 48
+newlog
+head -c 4096 /dev/urandom > /tmp/new
+run dd if=/tmp/new of=/dev/md0 bs=4k seek=6 count=1 oflag=direct status=none
+dd if=/tmp/new of=/tmp/data bs=4k seek=6 count=1 conv=notrunc status=none
+newlog
+check state '[UUUU]' /dev/md0
+printf '%s\n' "$L" | grep -q "md0: read error corrected (8 sectors at $((OFF + 48)) on md12)" ||
+	fail "no 'read error corrected' line (journal)"
+expect_eq "$(errors md12)" 8 "md12 errors (journal)"
+verify_data
+pass "t-media-errors/journal"
 run mdadm --stop /dev/md0
 check dmesg
 EOF
