@@ -7,8 +7,9 @@
 # cannot be rebuilt goes to the member's bad block log; a rebuild that
 # cannot read a stripe records it and completes.
 #
-#	   f0     f1     f2     f3          s          virtio 64 MiB each
-#	   |      |      |      |                      (a, b, c, d, s)
+#	   a      b      c      d        s  t  j       virtio 64 MiB each
+#	   |      |      |      |        (spares,
+#	                                  journal)
 #	 md10   md11   md12   md13      md's "faulty" personality over a-d
 #	    \      \      /      /       (mdadm --build --level=faulty): a
 #	   +----------------------+      layout armed once (rf, wp) makes the
@@ -45,9 +46,23 @@
 #	   is in md12's bad block log (sysfs, --examine-badblocks after the
 #	   superblock write), the block reads back the new data (rebuilt from
 #	   parity) and after a stop and assemble
+#	5. RAID6 on the four (faults flushed, new superblocks); md12 and md13
+#	   failed and removed; a read error on md11 dev 168 (row 21: P and Q
+#	   on the removed slots, md11 holds array sector 424); s and t added:
+#	   the rebuild of both completes, [UUUU], "read error not
+#	   correctable"; md11, s and t list dev 168 as bad; array 4K block 53
+#	   reads as an I/O error, every other block verified
+#	6. RAID5 with a write journal (j), assembled again (empty stripe
+#	   cache); a read error on md10 dev 48; a 512-byte write to array
+#	   sector 48 (md10's block: rmw and rcw both pre-read it): the pre-read
+#	   error is corrected ("read error corrected", md10 errors 8), [UUUU],
+#	   data verified
 #  and no kernel BUG/WARNING/Oops.
 #
-# Disks: 5 x 64 MiB.  Boots: 1.  Timeout: 240 s.
+# Before the fix (raid5j): step 1 failed md11 and md12 ("Cannot continue
+# operation (2/4 failed)"); from step 3 alone, the rebuild failed md11 and
+# ended [__UU].  raid456 passes all (step 2 asserts its outcome).
+# Disks: 7 x 64 MiB.  Boots: 1.  Timeout: 240 s.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -261,19 +276,19 @@ run dd if=/tmp/data of=/dev/md0 bs=1M oflag=direct status=none
 # an empty stripe cache: the write below must read its row
 run mdadm --stop /dev/md0
 run mdadm --assemble /dev/md0 $F $(disk j)
-OFF=$(md_sysfs md0 dev-md12/offset)
-# array block 6: md10's, row 6 (P on md13); a 4K write there reads
-# md11's and md12's blocks (rcw)
-fault rf /dev/md12 48
+OFF=$(md_sysfs md0 dev-md10/offset)
+# array sector 48: md10's block of row 6; a 512-byte write there reads
+# that block whatever the method (rmw: it and P; rcw: all data blocks)
+fault rf /dev/md10 48
 newlog
-head -c 4096 /dev/urandom > /tmp/new
-run dd if=/tmp/new of=/dev/md0 bs=4k seek=6 count=1 oflag=direct status=none
-dd if=/tmp/new of=/tmp/data bs=4k seek=6 count=1 conv=notrunc status=none
+head -c 512 /dev/urandom > /tmp/new
+run dd if=/tmp/new of=/dev/md0 bs=512 seek=48 count=1 oflag=direct status=none
+dd if=/tmp/new of=/tmp/data bs=512 seek=48 count=1 conv=notrunc status=none
 newlog
 check state '[UUUU]' /dev/md0
-printf '%s\n' "$L" | grep -q "md0: read error corrected (8 sectors at $((OFF + 48)) on md12)" ||
+printf '%s\n' "$L" | grep -q "md0: read error corrected (8 sectors at $((OFF + 48)) on md10)" ||
 	fail "no 'read error corrected' line (journal)"
-expect_eq "$(errors md12)" 8 "md12 errors (journal)"
+expect_eq "$(errors md10)" 8 "md10 errors (journal)"
 verify_data
 pass "t-media-errors/journal"
 run mdadm --stop /dev/md0
