@@ -55,6 +55,8 @@ enum r5j_dev_flag {
 	R5J_LOCKED,	/* member I/O in flight on this page */
 	R5J_READ_ERROR,	/* a read of this block failed in this stripe */
 	R5J_WRITE_ERROR,/* the last write of this block failed */
+	R5J_READ_RETRY,	/* a read failed once: read again, unmerged */
+	R5J_REWRITE,	/* read error: block rewritten, read it back */
 };
 
 /* sh->state */

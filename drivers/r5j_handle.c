@@ -73,8 +73,10 @@ static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 			__set_bit(i, s->replacing);
 		/* an error of a device since removed is no longer ours */
 		if (test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
-		    sh->dev[i].read_error_gen != READ_ONCE(conf->disks[i].gen))
+		    sh->dev[i].read_error_gen != READ_ONCE(conf->disks[i].gen)) {
 			clear_bit(R5J_READ_ERROR, &sh->dev[i].flags);
+			clear_bit(R5J_REWRITE, &sh->dev[i].flags);
+		}
 		if (!test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
 		    (holds_stripe(rdev, sh->sector) ||
 		     holds_stripe(repl, sh->sector))) {
@@ -88,6 +90,138 @@ static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 	rcu_read_unlock();
 }
 
+/*
+ * A block of @rdev at @sector cannot be read or written: record it in the
+ * member's bad block log, so the member stays and the block is rebuilt
+ * from the others; without a log (or with the log full) fail the member.
+ * Any context: rdev_set_badblocks() does not sleep.
+ */
+static void record_bad(struct r5j_conf *conf, struct md_rdev *rdev,
+		       sector_t sector)
+{
+	if (!rdev_set_badblocks(rdev, sector, R5J_STRIPE_SECTORS, 0))
+		md_error(conf->mddev, rdev);
+}
+
+/*
+ * Read errors of @rdev in the last hours: halved for every hour since the
+ * previous one, so only errors that come in bursts reach max_read_errors.
+ */
+static int count_read_error(struct md_rdev *rdev)
+{
+	time64_t now = ktime_get_seconds();
+	time64_t hours = (now - rdev->last_read_error) / 3600;
+	unsigned int n = atomic_read(&rdev->read_errors);
+
+	rdev->last_read_error = now;
+	if (hours >= 8 * sizeof(n))
+		n = 0;
+	else
+		n >>= hours;
+	atomic_set(&rdev->read_errors, n + 1);
+	return n + 1;
+}
+
+/*
+ * Completion: a read of block @io->idx failed.  The first failure is
+ * retried alone (a merged request fails every bio in it); a second one
+ * marks the block R5J_READ_ERROR: it is rebuilt from the others and
+ * written back (fix_read_errors()).  A failed read-back records a bad
+ * block.  Past max_read_errors the member is failed, as a replacement is
+ * on any read error.
+ */
+static void read_failed(struct r5j_stripe *sh, struct r5j_io *io,
+			struct md_rdev *rdev)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct mddev *mddev = conf->mddev;
+	struct r5j_dev *dev = &sh->dev[io->idx];
+	sector_t s = sh->sector + rdev->data_offset;
+	int n, max;
+
+	if (rdev == rcu_access_pointer(conf->disks[io->idx].replacement)) {
+		pr_warn_ratelimited("md/raid:%s: read error on replacement device (sector %llu on %pg).\n",
+				    mdname(mddev), (unsigned long long)s,
+				    rdev->bdev);
+		md_error(mddev, rdev);
+		return;
+	}
+	if (!test_bit(R5J_REWRITE, &dev->flags) &&
+	    !test_and_set_bit(R5J_READ_RETRY, &dev->flags))
+		return;
+	clear_bit(R5J_READ_RETRY, &dev->flags);
+	if (test_bit(R5J_REWRITE, &dev->flags)) {
+		/* the read-back after a rewrite */
+		pr_warn_ratelimited("md/raid:%s: read error NOT corrected!! (sector %llu on %pg).\n",
+				    mdname(mddev), (unsigned long long)s,
+				    rdev->bdev);
+		clear_bit(R5J_REWRITE, &dev->flags);
+		clear_bit(R5J_READ_ERROR, &dev->flags);
+		record_bad(conf, rdev, sh->sector);
+		return;
+	}
+	dev->read_error_gen = READ_ONCE(conf->disks[io->idx].gen);
+	set_bit(R5J_READ_ERROR, &dev->flags);
+	n = count_read_error(rdev);
+	max = atomic_read(&mddev->max_corr_read_errors);
+	if (n > max && !test_bit(Faulty, &rdev->flags)) {
+		pr_warn("md/raid:%s: %d read errors > max_read_errors %d on %pg\n",
+			mdname(mddev), n, max, rdev->bdev);
+		pr_warn("md/raid:%s: Too many read errors, failing device %pg.\n",
+			mdname(mddev), rdev->bdev);
+		md_error(mddev, rdev);
+	}
+}
+
+/* Completion: a read of block @io->idx succeeded. */
+static void read_done(struct r5j_stripe *sh, struct r5j_io *io,
+		      struct md_rdev *rdev)
+{
+	struct r5j_dev *dev = &sh->dev[io->idx];
+
+	clear_bit(R5J_READ_RETRY, &dev->flags);
+	if (test_and_clear_bit(R5J_REWRITE, &dev->flags) &&
+	    test_and_clear_bit(R5J_READ_ERROR, &dev->flags)) {
+		pr_info_ratelimited("md/raid:%s: read error corrected (%d sectors at %llu on %pg)\n",
+				    mdname(sh->conf->mddev), R5J_STRIPE_SECTORS,
+				    (unsigned long long)(sh->sector +
+							 rdev->data_offset),
+				    rdev->bdev);
+		atomic_add(R5J_STRIPE_SECTORS, &rdev->corrected_errors);
+	}
+	set_bit(R5J_UPTODATE, &dev->flags);
+}
+
+/*
+ * Completion: a write of block @io->idx failed.  A member with a bad block
+ * log keeps working with the range recorded; one without is failed.  A
+ * replacement is failed either way.
+ */
+static void write_failed(struct r5j_stripe *sh, struct r5j_io *io,
+			 struct md_rdev *rdev)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct r5j_dev *dev = &sh->dev[io->idx];
+
+	if (io->replacement) {
+		md_error(conf->mddev, rdev);
+		return;
+	}
+	set_bit(WriteErrorSeen, &rdev->flags);
+	if (!test_and_set_bit(WantReplacement, &rdev->flags))
+		set_bit(MD_RECOVERY_NEEDED, &conf->mddev->recovery);
+	if (test_and_clear_bit(R5J_REWRITE, &dev->flags)) {
+		pr_warn_ratelimited("md/raid:%s: read error NOT corrected!! (sector %llu on %pg).\n",
+				    mdname(conf->mddev),
+				    (unsigned long long)(sh->sector +
+							 rdev->data_offset),
+				    rdev->bdev);
+		clear_bit(R5J_READ_ERROR, &dev->flags);
+	}
+	set_bit(R5J_WRITE_ERROR, &dev->flags);
+	record_bad(conf, rdev, sh->sector);
+}
+
 static void r5j_end_io(struct bio *bio)
 {
 	struct r5j_io *io = container_of(bio, struct r5j_io, bio);
@@ -97,23 +231,12 @@ static void r5j_end_io(struct bio *bio)
 	struct md_rdev *rdev = io->rdev;
 	bool is_write = op_is_write(bio_op(bio));
 
-	if (bio->bi_status) {
-		pr_err_ratelimited("md/raid:%s: %s error on %pg at sector %llu, failing device\n",
-				   mdname(conf->mddev),
-				   is_write ? "write" : "read", rdev->bdev,
-				   (unsigned long long)sh->sector);
-		/* a replacement's write error costs the replacement only */
-		if (is_write && !io->replacement) {
-			set_bit(R5J_WRITE_ERROR, &dev->flags);
-		} else if (!is_write) {
-			/* (reads use dev->io, whichever device they went to) */
-			dev->read_error_gen = READ_ONCE(conf->disks[io->idx].gen);
-			set_bit(R5J_READ_ERROR, &dev->flags);
-		}
-		md_error(conf->mddev, rdev);
-	} else if (!is_write) {
-		set_bit(R5J_UPTODATE, &dev->flags);
-	}
+	if (bio->bi_status && is_write)
+		write_failed(sh, io, rdev);
+	else if (bio->bi_status)
+		read_failed(sh, io, rdev);	/* (reads use dev->io) */
+	else if (!is_write)
+		read_done(sh, io, rdev);
 	bio_uninit(bio);
 	if (!io->replacement)
 		clear_bit(R5J_LOCKED, &dev->flags);
@@ -241,6 +364,8 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 		/* LOCKED follows the member's I/O: its end_io clears it */
 		if (!write)
 			clear_bit(R5J_UPTODATE, &dev->flags);
+		if (!write && test_bit(R5J_READ_RETRY, &dev->flags))
+			opf |= REQ_NOMERGE;
 		set_bit(R5J_LOCKED, &dev->flags);
 		submit_io(sh, dev->io, rdev, opf, flags & R5J_IO_SYNC);
 		n++;
@@ -529,14 +654,124 @@ static void submit_member_writes(struct r5j_stripe *sh)
 		set_bit(R5J_STRIPE_HANDLE, &sh->state);	/* finish next pass */
 }
 
+/*
+ * The stripe is lost: a block that failed to read cannot be rebuilt.
+ * Record it as a bad block (or fail the member), as raid456 does: the
+ * range is then never read again.
+ */
+static void uncorrectable_read_errors(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	int i;
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+		struct md_rdev *rdev;
+
+		if (!test_and_clear_bit(R5J_READ_ERROR, &dev->flags))
+			continue;
+		clear_bit(R5J_REWRITE, &dev->flags);
+		rcu_read_lock();
+		rdev = rcu_dereference(conf->disks[i].rdev);
+		if (r5j_rdev_usable(rdev) && test_bit(In_sync, &rdev->flags)) {
+			pr_warn_ratelimited("md/raid:%s: read error not correctable (sector %llu on %pg).\n",
+					    mdname(conf->mddev),
+					    (unsigned long long)(sh->sector +
+								 rdev->data_offset),
+					    rdev->bdev);
+			record_bad(conf, rdev, sh->sector);
+		} else if (r5j_rdev_usable(rdev)) {
+			/* not in sync: no bad block for it (as raid456) */
+			md_error(conf->mddev, rdev);
+		}
+		rcu_read_unlock();
+	}
+}
+
+/* Is @rdev being rebuilt at @sector? */
+static bool rebuilding(struct md_rdev *rdev, sector_t sector)
+{
+	return r5j_rdev_usable(rdev) && !test_bit(In_sync, &rdev->flags) &&
+	       sector + R5J_STRIPE_SECTORS > rdev->recovery_offset;
+}
+
+/*
+ * A rebuild step that cannot be made: record the stripe in the bad block
+ * log of every device being rebuilt.  Returns false if there is none or
+ * one has no room (no log).
+ */
+static bool record_lost_stripe(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	bool ok = true, any = false;
+	int i;
+
+	rcu_read_lock();
+	for (i = 0; i < 2 * conf->raid_disks; i++) {
+		struct md_rdev *rdev = rcu_dereference(*r5j_dev_slot(conf, i));
+
+		if (!rebuilding(rdev, sh->sector))
+			continue;
+		any = true;
+		if (!rdev_set_badblocks(rdev, sh->sector, R5J_STRIPE_SECTORS,
+					0))
+			ok = false;
+	}
+	rcu_read_unlock();
+	return ok && any;
+}
+
+/*
+ * Daemon, end of a pass with no I/O started: a block whose read failed is
+ * up to date now (rebuilt from the others).  Write it back, as a disk
+ * remaps a sector on write, then read it back (read_done() counts it as
+ * corrected, read_failed() records a bad block).  As raid456, not on a
+ * read-only array and only while the stripe can be rebuilt.
+ */
+static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	int i;
+
+	if (s->failed > conf->max_degraded || !md_is_rdwr(conf->mddev))
+		return;
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+		struct md_rdev *rdev;
+		bool write;
+
+		if (!test_bit(R5J_READ_ERROR, &dev->flags) ||
+		    test_bit(R5J_LOCKED, &dev->flags) ||
+		    !test_bit(R5J_UPTODATE, &dev->flags))
+			continue;
+		rcu_read_lock();
+		rdev = rcu_dereference(conf->disks[i].rdev);
+		if (!holds_stripe(rdev, sh->sector))
+			rdev = NULL;
+		else
+			atomic_inc(&rdev->nr_pending);
+		rcu_read_unlock();
+		if (!rdev)
+			continue;
+		write = !test_and_set_bit(R5J_REWRITE, &dev->flags);
+		if (!write)
+			clear_bit(R5J_UPTODATE, &dev->flags);
+		set_bit(R5J_LOCKED, &dev->flags);
+		submit_io(sh, dev->io, rdev, write ? REQ_OP_WRITE :
+			  REQ_OP_READ | REQ_NOMERGE, false);
+	}
+}
+
 /* Too many members lost for this stripe: every waiting bio fails. */
 static void fail_stripe(struct r5j_stripe *sh)
 {
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_blist reads, writes;
 	struct r5j_bref *ref;
+	bool ok = false;
 	int i;
 
+	uncorrectable_read_errors(sh);
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
@@ -554,15 +789,20 @@ static void fail_stripe(struct r5j_stripe *sh)
 	}
 	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state)) {
 		/*
-		 * A rebuild that cannot make this stripe must not go on: md
-		 * core moves recovery_offset past a failed step, and the
-		 * device would become In_sync with garbage here.  With no
-		 * bad block log to record it in (raid456's way), recovery
-		 * stops and the device stays a spare.
+		 * A rebuild that cannot make this stripe must not leave
+		 * garbage behind: md core moves recovery_offset past a
+		 * failed step, and the device would become In_sync.  The
+		 * stripe goes into the bad block log of every device being
+		 * rebuilt (raid456's way) and the rebuild goes on; without
+		 * a log, recovery stops and the device stays a spare.
 		 */
-		if (!test_bit(MD_RECOVERY_SYNC, &conf->mddev->recovery))
-			conf->recovery_disabled = conf->mddev->recovery_disabled;
-		md_done_sync(conf->mddev, R5J_STRIPE_SECTORS, 0);
+		if (!test_bit(MD_RECOVERY_SYNC, &conf->mddev->recovery)) {
+			ok = record_lost_stripe(sh);
+			if (!ok)
+				conf->recovery_disabled =
+					conf->mddev->recovery_disabled;
+		}
+		md_done_sync(conf->mddev, R5J_STRIPE_SECTORS, ok);
 	}
 }
 
@@ -850,12 +1090,17 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 
 static void finish_sync_io(struct r5j_stripe *sh)
 {
+	struct r5j_conf *conf = sh->conf;
 	bool ok = true;
 	int i;
 
-	for (i = 0; i < sh->conf->raid_disks; i++)
-		if (test_and_clear_bit(R5J_WRITE_ERROR, &sh->dev[i].flags))
+	/* a write error recorded as a bad block is no failed step */
+	rcu_read_lock();
+	for (i = 0; i < conf->raid_disks; i++)
+		if (test_and_clear_bit(R5J_WRITE_ERROR, &sh->dev[i].flags) &&
+		    !r5j_rdev_usable(rcu_dereference(conf->disks[i].rdev)))
 			ok = false;
+	rcu_read_unlock();
 	clear_bit(R5J_STRIPE_SYNC_IO, &sh->state);
 	clear_bit(R5J_STRIPE_SYNC_STARTED, &sh->state);
 	clear_bit(R5J_STRIPE_SYNC, &sh->state);
@@ -900,6 +1145,8 @@ void r5j_handle_stripe(struct r5j_stripe *sh)
 	if (handle_reads(sh, &s))
 		return;
 	handle_sync(sh, &s);
+	if (!atomic_read(&sh->io_pending))
+		fix_read_errors(sh, &s);
 }
 
 /* Daemon: write the bitmap once for every stripe waiting on it. */

@@ -41,7 +41,7 @@ MODULES=(virtio_pci virtio_blk virtio_console
 	 md-mod raid456 raid0 raid1 raid10 xor raid6_pq
 	 async_tx async_memcpy async_xor async_pq async_raid6_recov
 	 crc32c_generic crc32c-intel libcrc32c
-	 dm-mod dm-flakey dm-log-writes dm-delay dm-snapshot loop null_blk
+	 dm-mod dm-flakey dm-log-writes dm-delay dm-snapshot loop null_blk faulty
 	 ext4)
 # Host configuration files worth having.
 ETC=(/etc/mke2fs.conf)
