@@ -4,7 +4,7 @@
 # this file finds the kernel, fetches md core's private headers and runs
 # the checks and tests.
 #
-#   make                    build raid5j.ko for the Debian 6.1 kernel
+#   make                    build raid5j.ko for the Debian 6.1 kernel and r5jtool
 #   make W=1 | V=1          passed through to kbuild
 #   make KVER=6.1.0-57-amd64 | KDIR=/path/to/headers
 #   make check              deps, module, unit tests, VM suite
@@ -33,7 +33,7 @@ DKMS_SRC  := /usr/src/raid5j-$(VERSION)
 
 KBUILD     = $(MAKE) -C $(KDIR) M=$(CURDIR) R5J_MDHDR=$(MDHDR)
 
-all: module
+all: module tools
 
 kver:
 	@if [ -z "$(KVER)" ]; then \
@@ -50,6 +50,10 @@ md-headers: kver
 
 module: md-headers
 	$(KBUILD) modules
+
+# r5jtool (tools/Makefile): plain userspace C, no kernel needed.
+tools:
+	$(MAKE) -C tools
 
 sparse: md-headers
 	$(KBUILD) C=2 CHECK="sparse" modules
@@ -123,12 +127,13 @@ dkms-install:
 clean:
 	@if [ -e "$(KDIR)/Makefile" ]; then $(KBUILD) clean; fi
 	@if [ -f tests/unit/Makefile ]; then $(MAKE) -C tests/unit clean; fi
+	$(MAKE) -C tools clean
 	rm -rf $(BUILD)/vm-logs $(BUILD)/vm-disks $(BUILD)/boot
 
 # Also drop the caches: extracted headers, checkpatch, initramfs.
 distclean: clean
 	rm -rf $(BUILD)
 
-.PHONY: all kver md-headers module sparse style deps unit vm check demo fuzz \
+.PHONY: all kver md-headers module tools sparse style deps unit vm check demo fuzz \
 	check-debug check-debug-core \
 	install dkms-install clean distclean
