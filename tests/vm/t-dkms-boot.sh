@@ -10,14 +10,20 @@
 #   boot 1: that raid5j.ko in /lib/modules/KVER/updates/dkms, depmod,
 #           modprobe raid5j; RAID5 on d0..d3, fio writes data;
 #           `mdadm --detail --scan` becomes the next boot's mdadm.conf
-#   boot 2: the initramfs step, as initramfs-tools does it: module and
-#           tools/boot/raid5j.conf (modprobe.d) installed, depmod,
-#           mdadm.conf in /etc/mdadm; then
+#   host:   mkinitramfs for KVER (initramfs-tools, as update-initramfs
+#           runs it) in a private mount namespace, where overlays add the
+#           DKMS module to /lib/modules/KVER, `make install-boot DESTDIR=/`
+#           (tools/boot: the modprobe.d rule, the initramfs hook) and that
+#           mdadm.conf: the host's own directories stay as they are
+#   boot 2: the initramfs step, with the files of that initramfs: its
+#           raid5j.ko (copied there by the hook), modprobe.d/raid5j.conf,
+#           etc/mdadm/mdadm.conf and conf/modules (the mdadm hook's
+#           force_load list) put where they are in the initramfs; then
 #           A  nothing but md-mod loaded; mdadm --assemble --scan
 #              (md core's request_module("md-level-5") picks the module)
-#           B  Debian's mdadm hook order: modprobe of linear multipath
-#              raid0 raid1 raid456 raid5 raid6 raid10 (its force_load
-#              list), then mdadm --assemble --scan
+#           B  init's order: modprobe of every conf/modules entry (linear
+#              multipath raid0 raid1 raid456 raid5 raid6 raid10 ...), then
+#              mdadm --assemble --scan (scripts/local-block/mdadm)
 #           C  raid5j.ko gone (a kernel DKMS could not build for):
 #              the same steps bring the array up on raid456
 #
@@ -30,6 +36,8 @@
 # Asserts:
 #  - dkms-install succeeds; dkms status says installed for KVER; the
 #    module it installed has vermagic KVER;
+#  - the initramfs holds updates/dkms/raid5j.ko, etc/modprobe.d/raid5j.conf,
+#    the ARRAY line in etc/mdadm/mdadm.conf, raid456 in conf/modules;
 #  - boot 1: modprobe raid5j loads it from updates/dkms; the array runs
 #    on it (md/level raid5, raid5j in use), fio write+verify passes;
 #  - boot 2, A and B: the array assembled from mdadm.conf has md/level
@@ -39,11 +47,13 @@
 #    verifies (the fallback of the modprobe rule);
 #  - no kernel BUG/WARNING/Oops/hung task.
 # PERSONALITY=raid456 (validation, a stock system): no DKMS, no modprobe
-# rule; boot 1 creates on raid456, boot 2 A asserts md picks raid456 when
-# nothing says otherwise, the outcome the rule exists to change.
+# rule, no hook in the initramfs; boot 1 creates on raid456, boot 2 A
+# asserts md picks raid456 when nothing says otherwise, the outcome the
+# rule exists to change.
 # BOOT_CONF=FILE replaces tools/boot/raid5j.conf (BOOT_CONF=/dev/null
 # shows the test failing without the rule).
 #
+# Needs dkms, initramfs-tools, unshare and overlayfs on the host (make deps).
 # Disks: 4 x 64 MiB.  Boots: 2.  Timeout: 150 s each.
 
 . "$(dirname "$0")/lib.sh"
@@ -53,12 +63,8 @@ KVER=${KVER:-$("$R5J_ROOT/scripts/kver.sh" --image)} ||
 STAGE=$BUILD/dkms-stage/$VM_TEST
 CONF=${BOOT_CONF:-$R5J_ROOT/tools/boot/raid5j.conf}
 mkdir -p "$BUILD/vm-logs"
-
-# Boot 2's module list comes from Debian's mdadm initramfs hook itself,
-# where it is installed: the test follows what the initramfs loads.
-FORCE_LOAD=$(sed -n 's/^for module in \(.*\); do$/\1/p' \
-	/usr/share/initramfs-tools/hooks/mdadm 2>/dev/null | head -n 1)
-FORCE_LOAD=${FORCE_LOAD:-linear multipath raid0 raid1 raid456 raid5 raid6 raid10}
+command -v mkinitramfs >/dev/null && command -v unmkinitramfs >/dev/null ||
+	vm_fail "initramfs-tools is not installed (make deps)"
 
 rm -rf "$STAGE"
 mkdir -p "$STAGE"
@@ -79,8 +85,6 @@ if [ "$PERSONALITY" = raid5j ]; then
 	vm=$(modinfo -F vermagic "$R5J_KO" | cut -d' ' -f1)
 	[ "$vm" = "$KVER" ] || vm_fail "DKMS module has vermagic '$vm', not $KVER"
 	export R5J_KO
-	cp "$CONF" "$STAGE/raid5j.conf" || vm_fail "no $CONF"
-	export VM_FILES="$STAGE/raid5j.conf"
 fi
 
 vm_disks 64M d0 d1 d2 d3
@@ -116,9 +120,52 @@ ARRAY*UUID=*) ;;
 *) vm_fail "boot 1 reported no ARRAY line for mdadm.conf: '$line'" ;;
 esac
 printf 'DEVICE partitions\n%s\n' "$line" > "$STAGE/mdadm.conf"
-export VM_FILES="${VM_FILES:+$VM_FILES }$STAGE/mdadm.conf"
 
-vm_boot --timeout 150 --env "FORCE_LOAD=$FORCE_LOAD" - d0 d1 d2 d3 <<'EOF'
+# The initramfs update-initramfs would make on that system.  Only the
+# mount namespace sees the overlays; their upper layers are in $STAGE/ov.
+t0=$SECONDS
+unshare -m --propagation private bash -s -- "$STAGE" "$KVER" "$PERSONALITY" \
+	"$R5J_ROOT" "$CONF" "${R5J_KO:-}" > "$BUILD/vm-logs/$VM_TEST.mkinitramfs.log" 2>&1 <<'NS' ||
+set -eux
+stage=$1 kver=$2 pers=$3 top=$4 conf=$5 ko=$6
+for d in /lib/modules/$kver /etc/modprobe.d /etc/initramfs-tools /etc/mdadm; do
+	ov=$stage/ov/$(echo "$d" | tr / _)
+	mkdir -p "$d" "$ov/u" "$ov/w"
+	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
+done
+cp "$stage/mdadm.conf" /etc/mdadm/mdadm.conf
+# a small image, quick to make: the hooks' modules only
+printf 'MODULES=list\nCOMPRESS=gzip\n' > /etc/initramfs-tools/conf.d/zz-r5j-test
+if [ "$pers" = raid5j ]; then
+	# what dkms install and make install-boot leave on the system
+	mkdir -p "/lib/modules/$kver/updates/dkms"
+	cp "$ko" "/lib/modules/$kver/updates/dkms/raid5j.ko"
+	depmod -a "$kver"
+	make -s -C "$top" install-boot DESTDIR=/
+	cp "$conf" /etc/modprobe.d/raid5j.conf		# BOOT_CONF
+fi
+mkinitramfs -o "$stage/initrd.img" "$kver"
+NS
+	{ tail -n 20 "$BUILD/vm-logs/$VM_TEST.mkinitramfs.log"; vm_fail "mkinitramfs failed"; }
+rm -rf "$STAGE/initrd"
+unmkinitramfs "$STAGE/initrd.img" "$STAGE/initrd" || vm_fail "unmkinitramfs failed"
+I=$STAGE/initrd
+[ -d "$I/main" ] && I=$I/main		# early microcode cpio first
+vm_log "mkinitramfs + unmkinitramfs: $((SECONDS - t0)) s"
+grep -qw raid456 "$I/conf/modules" || vm_fail "initramfs: no raid456 in conf/modules"
+grep -qF "$line" "$I/etc/mdadm/mdadm.conf" || vm_fail "initramfs: mdadm.conf without $line"
+mkdir -p "$STAGE/files"
+cp "$I/conf/modules" "$I/etc/mdadm/mdadm.conf" "$STAGE/files/"
+export VM_FILES="$STAGE/files/modules $STAGE/files/mdadm.conf"
+if [ "$PERSONALITY" = raid5j ]; then
+	R5J_KO=$I/usr/lib/modules/$KVER/updates/dkms/raid5j.ko
+	[ -f "$R5J_KO" ] || vm_fail "initramfs: no updates/dkms/raid5j.ko (the hook's job)"
+	[ -f "$I/etc/modprobe.d/raid5j.conf" ] || vm_fail "initramfs: no etc/modprobe.d/raid5j.conf"
+	cp "$I/etc/modprobe.d/raid5j.conf" "$STAGE/files/"
+	VM_FILES="$VM_FILES $STAGE/files/raid5j.conf"
+fi
+
+vm_boot --timeout 150 - d0 d1 d2 d3 <<'EOF'
 . /test/guest-lib.sh
 kv=$(uname -r)
 other=raid456
@@ -142,8 +189,8 @@ assemble_and_verify() {	# what initramfs-tools' local-block/mdadm runs
 	fio_verify boot1 /dev/md0 --rw=write --bs=64k --iodepth=8 --size=96m --verify_only
 }
 
-# What mkinitramfs puts in the image: the configuration (modprobe.d,
-# mdadm.conf) and the modules the hooks name, with depmod's index.
+# The initramfs's files where they are in it (the module with the
+# index depmod gives it there).
 mkdir -p /etc/modprobe.d /etc/mdadm
 run cp /test/mdadm.conf /etc/mdadm/mdadm.conf
 cat /etc/mdadm/mdadm.conf
@@ -163,7 +210,8 @@ bound "$PERSONALITY" "$other"
 pass "t-dkms-boot/request-module"
 [ "$PERSONALITY" = raid5j ] || exit 0
 
-log "==== B: Debian's initramfs: mdadm hook modules ($FORCE_LOAD), then assemble"
+FORCE_LOAD=$(cat /test/modules)
+log "==== B: init loads conf/modules ($(echo $FORCE_LOAD)), then assemble"
 run mdadm --stop /dev/md0
 run rmmod raid5j
 for m in $FORCE_LOAD; do
