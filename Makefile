@@ -120,6 +120,7 @@ dkms-install:
 
 dkms-remove:
 	dkms remove -m raid5j -v $(VERSION) --all
+	rm -rf /usr/src/raid5j-$(VERSION)
 
 # md loads raid5j where it would load raid456, at boot too (tools/boot/).
 install-boot:
