@@ -63,6 +63,23 @@ KVER=${KVER:-$("$R5J_ROOT/scripts/kver.sh" --image)} ||
 STAGE=$BUILD/dkms-stage/$VM_TEST
 CONF=${BOOT_CONF:-$R5J_ROOT/tools/boot/raid5j.conf}
 mkdir -p "$BUILD/vm-logs"
+
+# plain_ko DIR OUT: DIR's raid5j.ko as a plain .ko (kernels whose modules
+# are compressed, like Debian's 6.12, get raid5j.ko.xz from dkms)
+plain_ko() {
+	local f
+	for f in "$1"/raid5j.ko "$1"/raid5j.ko.xz "$1"/raid5j.ko.zst; do
+		[ -f "$f" ] || continue
+		case $f in
+		*.xz) xz -dc "$f" > "$2" ;;
+		*.zst) zstd -qdc "$f" > "$2" ;;
+		*) cp "$f" "$2" ;;
+		esac
+		return
+	done
+	return 1
+}
+
 command -v mkinitramfs >/dev/null && command -v unmkinitramfs >/dev/null ||
 	vm_fail "initramfs-tools is not installed (make deps)"
 
@@ -80,8 +97,9 @@ if [ "$PERSONALITY" = raid5j ]; then
 	*"$KVER"*installed*) ;;
 	*) vm_fail "dkms status does not say installed for $KVER: $st" ;;
 	esac
-	R5J_KO=$STAGE/lib/modules/$KVER/updates/dkms/raid5j.ko
-	[ -f "$R5J_KO" ] || vm_fail "dkms installed no $R5J_KO"
+	R5J_KO=$STAGE/raid5j.ko
+	plain_ko "$STAGE/lib/modules/$KVER/updates/dkms" "$R5J_KO" ||
+		vm_fail "dkms installed no raid5j.ko in updates/dkms"
 	vm=$(modinfo -F vermagic "$R5J_KO" | cut -d' ' -f1)
 	[ "$vm" = "$KVER" ] || vm_fail "DKMS module has vermagic '$vm', not $KVER"
 	export R5J_KO
@@ -125,9 +143,9 @@ printf 'DEVICE partitions\n%s\n' "$line" > "$STAGE/mdadm.conf"
 # mount namespace sees the overlays; their upper layers are in $STAGE/ov.
 t0=$SECONDS
 unshare -m --propagation private bash -s -- "$STAGE" "$KVER" "$PERSONALITY" \
-	"$R5J_ROOT" "$CONF" "${R5J_KO:-}" > "$BUILD/vm-logs/$VM_TEST.mkinitramfs.log" 2>&1 <<'NS' ||
+	"$R5J_ROOT" "$CONF" "$STAGE/lib/modules/$KVER/updates/dkms" > "$BUILD/vm-logs/$VM_TEST.mkinitramfs.log" 2>&1 <<'NS' ||
 set -eux
-stage=$1 kver=$2 pers=$3 top=$4 conf=$5 ko=$6
+stage=$1 kver=$2 pers=$3 top=$4 conf=$5 dkmsdir=$6
 for d in /lib/modules/$kver /etc/modprobe.d /etc/initramfs-tools /etc/mdadm; do
 	ov=$stage/ov/$(echo "$d" | tr / _)
 	mkdir -p "$d" "$ov/u" "$ov/w"
@@ -139,7 +157,7 @@ printf 'MODULES=list\nCOMPRESS=gzip\n' > /etc/initramfs-tools/conf.d/zz-r5j-test
 if [ "$pers" = raid5j ]; then
 	# what dkms install and make install-boot leave on the system
 	mkdir -p "/lib/modules/$kver/updates/dkms"
-	cp "$ko" "/lib/modules/$kver/updates/dkms/raid5j.ko"
+	cp "$dkmsdir"/raid5j.ko* "/lib/modules/$kver/updates/dkms/"
 	depmod -a "$kver"
 	make -s -C "$top" install-boot DESTDIR=/
 	cp "$conf" /etc/modprobe.d/raid5j.conf		# BOOT_CONF
@@ -158,8 +176,9 @@ mkdir -p "$STAGE/files"
 cp "$I/conf/modules" "$I/etc/mdadm/mdadm.conf" "$STAGE/files/"
 export VM_FILES="$STAGE/files/modules $STAGE/files/mdadm.conf"
 if [ "$PERSONALITY" = raid5j ]; then
-	R5J_KO=$I/usr/lib/modules/$KVER/updates/dkms/raid5j.ko
-	[ -f "$R5J_KO" ] || vm_fail "initramfs: no updates/dkms/raid5j.ko (the hook's job)"
+	R5J_KO=$STAGE/files/raid5j.ko
+	plain_ko "$I/usr/lib/modules/$KVER/updates/dkms" "$R5J_KO" ||
+		vm_fail "initramfs: no updates/dkms/raid5j.ko (the hook's job)"
 	[ -f "$I/etc/modprobe.d/raid5j.conf" ] || vm_fail "initramfs: no etc/modprobe.d/raid5j.conf"
 	cp "$I/etc/modprobe.d/raid5j.conf" "$STAGE/files/"
 	VM_FILES="$VM_FILES $STAGE/files/raid5j.conf"
