@@ -4,7 +4,7 @@
 # this file finds the kernel, fetches md core's private headers and runs
 # the checks and tests.
 #
-#   make                    build raid5j.ko for the Debian 6.1 kernel
+#   make                    build raid5j.ko for the Debian 6.1 kernel and r5jtool
 #   make W=1 | V=1          passed through to kbuild
 #   make KVER=6.1.0-57-amd64 | KDIR=/path/to/headers
 #   make check              deps, module, unit tests, VM suite
@@ -29,11 +29,10 @@ STYLE_SRC  = $(wildcard drivers/*.c drivers/shared/*.c include/raid5j/*.h)
 
 VERSION   := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || echo 0.1)
 VERSION   := $(patsubst v%,%,$(VERSION))
-DKMS_SRC  := /usr/src/raid5j-$(VERSION)
 
 KBUILD     = $(MAKE) -C $(KDIR) M=$(CURDIR) R5J_MDHDR=$(MDHDR)
 
-all: module
+all: module tools
 
 kver:
 	@if [ -z "$(KVER)" ]; then \
@@ -50,6 +49,10 @@ md-headers: kver
 
 module: md-headers
 	$(KBUILD) modules
+
+# r5jtool (tools/Makefile): plain userspace C, no kernel needed.
+tools:
+	$(MAKE) -C tools
 
 sparse: md-headers
 	$(KBUILD) C=2 CHECK="sparse" modules
@@ -110,25 +113,37 @@ install: module
 	depmod -a $(KVER)
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools install; fi
 
-# Copy the kernel sources (and what the build needs to fetch md headers)
-# where dkms expects them, then let dkms build and install for KVER.
+# DKMS: sources to /usr/src/raid5j-VERSION, built and installed for every
+# installed kernel dkms.conf supports (DKMS_KVERS= to name them).
 dkms-install:
-	install -d $(DKMS_SRC)/scripts
-	cp -a Kbuild Makefile drivers include $(DKMS_SRC)/
-	install -m 0755 scripts/kver.sh scripts/extract-kernel-source.sh $(DKMS_SRC)/scripts/
-	sed 's/^PACKAGE_VERSION=.*/PACKAGE_VERSION="$(VERSION)"/' dkms.conf > $(DKMS_SRC)/dkms.conf
-	dkms add -m raid5j -v $(VERSION)
-	dkms install -m raid5j -v $(VERSION) -k $(KVER)
+	$(CURDIR)/scripts/dkms-install.sh $(VERSION) $(DKMS_KVERS)
+
+dkms-remove:
+	dkms remove -m raid5j -v $(VERSION) --all
+	rm -rf /usr/src/raid5j-$(VERSION)
+
+# md loads raid5j where it would load raid456, at boot too (tools/boot/).
+install-boot:
+	install -D -m 644 tools/boot/raid5j.conf $(DESTDIR)/etc/modprobe.d/raid5j.conf
+	install -D -m 755 tools/boot/initramfs-hook $(DESTDIR)/etc/initramfs-tools/hooks/raid5j
+	@if [ -z "$(DESTDIR)" ] && command -v update-initramfs >/dev/null; then \
+		update-initramfs -u -k all; fi
+
+uninstall-boot:
+	rm -f $(DESTDIR)/etc/modprobe.d/raid5j.conf $(DESTDIR)/etc/initramfs-tools/hooks/raid5j
+	@if [ -z "$(DESTDIR)" ] && command -v update-initramfs >/dev/null; then \
+		update-initramfs -u -k all; fi
 
 clean:
 	@if [ -e "$(KDIR)/Makefile" ]; then $(KBUILD) clean; fi
 	@if [ -f tests/unit/Makefile ]; then $(MAKE) -C tests/unit clean; fi
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
 	rm -rf $(BUILD)/vm-logs $(BUILD)/vm-disks $(BUILD)/boot
 
 # Also drop the caches: extracted headers, checkpatch, initramfs.
 distclean: clean
 	rm -rf $(BUILD)
 
-.PHONY: all kver md-headers module sparse style deps unit vm check demo fuzz \
+.PHONY: all kver md-headers module tools sparse style deps unit vm check demo fuzz \
 	check-debug check-debug-core \
-	install dkms-install clean distclean
+	install install-boot uninstall-boot dkms-install dkms-remove clean distclean

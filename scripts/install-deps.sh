@@ -19,6 +19,8 @@ PKGS=(
 	nbdkit
 	# userspace under test, copied into the VM
 	mdadm fio e2fsprogs dmsetup bash coreutils util-linux
+	# installing the way users do (t-dkms-boot): DKMS, a real initramfs
+	dkms initramfs-tools
 )
 
 log() { echo "install-deps: $*"; }

@@ -12,7 +12,7 @@
  * In the kernel the work is done by xor_blocks() and the raid6 library
  * (raid6_call.gen_syndrome, raid6_2data_recov, raid6_datap_recov).
  * Userspace builds link stand-ins with the same entry points (declared at
- * the end of this file; tests/unit/raid6_user.c implements them).
+ * the end of this file; tools/lib/raid6_user.c implements them).
  *
  * Nothing here sleeps or allocates, and nothing takes locks: the caller
  * owns the blocks and the work area for the duration of the call.
@@ -90,7 +90,7 @@ int r5j_check_parity(const struct r5j_geom *g,
 /*
  * The kernel library entry points parity.c calls, with their kernel
  * signatures (<linux/raid/xor.h>, <linux/raid/pq.h>).  A userspace program
- * linking parity.c provides them (tests/unit/raid6_user.c).
+ * linking parity.c provides them (tools/lib/raid6_user.c).
  */
 #define MAX_XOR_BLOCKS 4
 void xor_blocks(unsigned int count, unsigned int bytes, void *dest,

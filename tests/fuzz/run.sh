@@ -31,7 +31,7 @@ if ! command -v clang >/dev/null; then
 fi
 mkdir -p "$build"
 shared=$(ls "$top"/drivers/shared/*.c)
-user=$(ls "$top"/tests/unit/*_user.c)
+user=$(ls "$top"/tools/lib/*_user.c)
 cflags="-std=gnu11 -g -O1 -Wall -Wextra -Werror -I$top/include"
 san="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Parity tests: drivers/shared/parity.c (over tests/unit/raid6_user.c) on
+ * Parity tests: drivers/shared/parity.c (over tools/lib/raid6_user.c) on
  * random stripes of every level and layout.  P is checked against a plain
  * byte xor, Q against a slow bit-by-bit GF(2^8) evaluation with mainline's
  * slot order re-derived here; then every one- and two-member loss is

@@ -64,7 +64,7 @@ JC=$BUILD/jcorrupt
 mkdir -p "$BUILD"
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$R5J_ROOT/include" -o "$JC" \
 	"$R5J_ROOT/tests/tools/jcorrupt.c" "$R5J_ROOT/tools/mdsb.c" \
-	"$R5J_ROOT"/drivers/shared/*.c "$R5J_ROOT"/tests/unit/*_user.c ||
+	"$R5J_ROOT"/drivers/shared/*.c "$R5J_ROOT"/tools/lib/*_user.c ||
 	vm_fail "cannot build tests/tools/jcorrupt.c"
 OUT=$BUILD/vm-logs/$VM_TEST
 mkdir -p "$OUT"
