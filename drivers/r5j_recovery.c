@@ -23,9 +23,11 @@
  * recovery_mem_kb in total; a FLUSH only looks entries up.  Time: each
  * pass reads the log once plus one read per replayed block, with O(1)
  * lookups.  A journal that breaks a bound, holds a location outside the
- * array, or ends with write-back stripes (data without parity, not
- * supported yet) is refused before the first write: the array stays
- * read-only and the journal is left as it was.
+ * array, or ends with more write-back stripes (data without parity) than
+ * there is room after the log for their parity, is refused before the
+ * first write: the array stays read-only and the journal is left as it
+ * was.  Write-back stripes are destaged after the replay pass
+ * (destage_pending(), Documentation/journal.md section 15).
  *
  * Only blocks that were logged are written, so a degraded array never
  * reconstructs anything from parity that may be stale.  Replaying twice
@@ -327,7 +329,7 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 	u32 csums[R5J_MAX_PARITY_PAGES];
 	struct r5j_stripe_map map;
 	bool need_old = false;
-	u64 pos;
+	u64 pos, at;
 
 	r5j_stripe_parity(&conf->geom, rs->sector, &map);
 	for (m = 0; m < conf->raid_disks; m++) {
@@ -376,9 +378,9 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 	for (i = 0; i < conf->max_degraded; i++) {
 		m = i ? map.qd_idx : map.pd_idx;
 		csums[i] = r5j_page_csum(log->fmt.seed, blocks[m]);
-		if (!sync_page_io(log->rdev, r5j_ring_add(&log->fmt, pos,
-				  (u64)(i + 1) * R5J_BLOCK_SECTORS),
-				  PAGE_SIZE, rc->pages[m],
+		at = r5j_ring_add(&log->fmt, pos,
+				  (u64)(i + 1) * R5J_BLOCK_SECTORS);
+		if (!sync_page_io(log->rdev, at, PAGE_SIZE, rc->pages[m],
 				  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
 			return -EIO;
 	}
@@ -571,9 +573,13 @@ int r5j_journal_recover(struct r5j_journal *log)
 	if (err)
 		goto out;
 	if (rc.nr_pending &&
-	    (u64)(rc.nr_pending + 1) * (rc.conf->max_degraded + 1) *
-	    R5J_BLOCK_SECTORS + scan.walked > log->fmt.ring_sectors) {
-		/* each write-back stripe's parity goes after the log */
+	    (u64)rc.nr_pending * (rc.conf->max_degraded + 1) *
+	    R5J_BLOCK_SECTORS + R5J_BLOCK_SECTORS + scan.walked >
+	    log->fmt.ring_sectors) {
+		/*
+		 * each write-back stripe's parity goes after the log, then
+		 * the new empty unit: the room run time kept for them
+		 */
 		pr_err("md/raid:%s: journal holds %u write-back stripes without parity and no room after the log for their parity: refused, nothing written\n",
 		       mdname(mddev), rc.nr_pending);
 		err = -ENOSPC;
