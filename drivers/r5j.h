@@ -144,6 +144,7 @@ struct r5j_stripe {
 	struct list_head log_list;	/* unit's or parked list (log lock) */
 	struct r5j_log_unit *unit;	/* unit holding its logged blocks */
 	struct r5j_log_unit *dirty_unit;	/* oldest unit with dirty data */
+	unsigned int dirty_tick;	/* conf->dirty_tick when it got dirty */
 	spinlock_t lock;		/* bio lists of dev[] */
 	struct r5j_dev dev[];
 };
@@ -228,7 +229,8 @@ struct r5j_conf {
 	 * inactive, so they are never reused before their destage.
 	 */
 	bool writeback;			/* journal_mode write-back */
-	bool destage_all;		/* daemon: destage every dirty stripe */
+	bool destage_aged;		/* daemon: destage stripes dirty for a tick */
+	unsigned int dirty_tick;	/* reclaim thread's periods */
 	struct list_head dirty_list;	/* conf->lock */
 	atomic_t dirty_stripes;		/* with R5J_STRIPE_DIRTY */
 	atomic_t stuck_stripes;		/* with R5J_STRIPE_STUCK */
@@ -261,7 +263,7 @@ void r5j_release_stripe(struct r5j_stripe *sh);
 struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf);
 int r5j_active_stripes(struct r5j_conf *conf);
 bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector);
-bool r5j_destage_idle(struct r5j_conf *conf, bool all);
+bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged);
 
 /* r5j_handle.c */
 void r5j_handle_stripe(struct r5j_stripe *sh);

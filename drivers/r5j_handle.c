@@ -1008,8 +1008,10 @@ static void finish_cached_write(struct r5j_stripe *sh)
 	int i;
 
 	/* dirty before the first bio completes: aligned reads look */
-	if (!test_and_set_bit(R5J_STRIPE_DIRTY, &sh->state))
+	if (!test_and_set_bit(R5J_STRIPE_DIRTY, &sh->state)) {
+		sh->dirty_tick = READ_ONCE(conf->dirty_tick);
 		atomic_inc(&conf->dirty_stripes);
+	}
 	r5j_journal_data_stable(conf->log, sh);
 	sh->write_stage = R5J_W_IDLE;
 	clear_bit(R5J_STRIPE_FUA, &sh->state);
@@ -1093,7 +1095,7 @@ static bool cacheable(struct r5j_stripe *sh, struct r5j_state *s)
 	struct r5j_conf *conf = sh->conf;
 	int i, pages = 0;
 
-	if (!READ_ONCE(conf->writeback) || s->failed ||
+	if (!READ_ONCE(conf->writeback) || s->failed || conf->quiesce ||
 	    test_bit(R5J_STRIPE_SYNC, &sh->state) ||
 	    r5j_journal_failed(conf->log))
 		return false;
@@ -1121,6 +1123,24 @@ static void set_stuck(struct r5j_stripe *sh, int member)
 			    member);
 }
 
+/*
+ * A STUCK stripe: new writes fail, a sync step ends unsuccessfully (it
+ * would read the members over the dirty blocks), reads go on (dirty blocks
+ * from the cache, the rest from readable members).  Returns false.
+ */
+static bool stuck_work(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+
+	fail_new_writes(sh);
+	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state)) {
+		clear_bit(R5J_STRIPE_SYNC_STARTED, &sh->state);
+		conf->recovery_disabled = conf->mddev->recovery_disabled;
+		md_done_sync(conf->mddev, R5J_STRIPE_SECTORS, 0);
+	}
+	return false;
+}
+
 /* Write the dirty blocks of @sh to the members; true: busy with it. */
 static bool destage(struct r5j_stripe *sh, struct r5j_state *s)
 {
@@ -1142,12 +1162,7 @@ static bool destage(struct r5j_stripe *sh, struct r5j_state *s)
 		 * them for the next assembly, whose recovery can.
 		 */
 		set_stuck(sh, f);
-		fail_new_writes(sh);
-		if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state)) {
-			conf->recovery_disabled = conf->mddev->recovery_disabled;
-			md_done_sync(conf->mddev, R5J_STRIPE_SECTORS, 0);
-		}
-		return true;
+		return stuck_work(sh);
 	}
 
 	/* rcw: every clean data block, the dirty ones are in the cache */
@@ -1196,11 +1211,8 @@ static bool handle_writeback(struct r5j_stripe *sh, struct r5j_state *s)
 			return false;	/* write-through */
 		return cache_writes(sh, s);
 	}
-	if (test_bit(R5J_STRIPE_STUCK, &sh->state)) {
-		if (writes)
-			fail_new_writes(sh);
-		return false;
-	}
+	if (test_bit(R5J_STRIPE_STUCK, &sh->state))
+		return stuck_work(sh);
 	if (!conf->log || r5j_journal_failed(conf->log))
 		return destage(sh, s);
 	if (writes && !test_bit(R5J_STRIPE_DESTAGE, &sh->state) &&

@@ -752,9 +752,13 @@ static void r5j_reclaim_thread(struct md_thread *thread)
 		flush_after_failure(conf->log);
 	else
 		do_reclaim(conf->log, false);
-	/* dirty stripes live in the cache for at most about one period */
+	/* dirty stripes stay in the cache for one to two periods */
+	if (time_before(jiffies, conf->log->tick_at + R5J_RECLAIM_PERIOD))
+		return;
+	conf->log->tick_at = jiffies;
+	WRITE_ONCE(conf->dirty_tick, conf->dirty_tick + 1);
 	if (atomic_read(&conf->dirty_stripes)) {
-		WRITE_ONCE(conf->destage_all, true);
+		WRITE_ONCE(conf->destage_aged, true);
 		md_wakeup_thread(thread->mddev->thread);
 	}
 }

@@ -78,6 +78,7 @@ struct r5j_journal {
 	struct r5j_journal_stats stats;
 
 	struct md_thread *reclaim_thread;
+	unsigned long tick_at;		/* jiffies of conf->dirty_tick's last step */
 	struct bio_set bs;
 	mempool_t unit_pool;
 	mempool_t meta_pool;

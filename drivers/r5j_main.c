@@ -41,19 +41,20 @@ bool r5j_has_failed(struct r5j_conf *conf)
 
 /*
  * Write-back: idle dirty stripes go to the members when there are too
- * many, on the reclaim thread's tick, when the journal is half full or
- * failed, on quiesce and when write-back is switched off.
+ * many, once dirty for a full period of the reclaim thread (5-10 s), when
+ * the journal is half full or failed, on quiesce and when write-back is
+ * switched off.
  */
 static bool destage_more(struct r5j_conf *conf)
 {
-	bool all;
+	bool all, aged;
 
 	if (!atomic_read(&conf->dirty_stripes))
 		return false;
-	all = conf->quiesce || xchg(&conf->destage_all, false) ||
-	      !READ_ONCE(conf->writeback) || !conf->log ||
+	aged = xchg(&conf->destage_aged, false);
+	all = conf->quiesce || !READ_ONCE(conf->writeback) || !conf->log ||
 	      r5j_journal_failed(conf->log) || r5j_journal_pressure(conf->log);
-	return r5j_destage_idle(conf, all);
+	return r5j_destage_idle(conf, all, aged);
 }
 
 static void r5j_daemon(struct md_thread *thread)

@@ -314,11 +314,13 @@ bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector)
 
 /*
  * Daemon: hand idle dirty stripes to the handle list for destage, oldest
- * first: all of them (@all), or those above a quarter of the cache.
+ * first: all of them (@all), those above a quarter of the cache, and
+ * (@aged) those dirty since before the reclaim thread's last period.
  * Returns true if any was queued.
  */
-bool r5j_destage_idle(struct r5j_conf *conf, bool all)
+bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 {
+	unsigned int tick = READ_ONCE(conf->dirty_tick);
 	int over = atomic_read(&conf->dirty_stripes) -
 		(all ? 0 : conf->max_nr_stripes / 4);
 	struct r5j_stripe *sh, *tmp;
@@ -326,10 +328,10 @@ bool r5j_destage_idle(struct r5j_conf *conf, bool all)
 
 	spin_lock_irq(&conf->lock);
 	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
-		if (over <= 0)
-			break;
 		/* kept for the journal's recovery (degraded, part 1) */
 		if (test_bit(R5J_STRIPE_STUCK, &sh->state))
+			continue;
+		if (over <= 0 && !(aged && tick - sh->dirty_tick >= 2))
 			continue;
 		list_del_init(&sh->lru);
 		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
