@@ -65,7 +65,7 @@ fio_verify wb /dev/md0 --rw=randwrite --bsrange=4k-64k --size=16M \
 pass "fio verify in write-back"
 
 # 4: back to write-through: every dirty stripe destaged first
-run dd if=/tmp/pat of=/dev/md0 bs=64K oflag=direct seek=32
+run dd if=/tmp/pat of=/dev/md0 bs=64K oflag=direct seek=320
 echo write-through > $JM || fail "write-through refused"
 expect_eq "$(cat $JM)" "[write-through] write-back" "journal_mode"
 if [ "$PERSONALITY" = raid5j ]; then
@@ -82,7 +82,7 @@ run mdadm --stop /dev/md0
 run mdadm --assemble --run /dev/md0 $(disks_but d2 d0 d1 d2 d3) $(disk j)
 run dd if=/dev/md0 of=/tmp/rd bs=64K count=8 iflag=direct
 cmp /tmp/pat /tmp/rd || fail "data lost after stop and degraded assembly"
-run dd if=/dev/md0 of=/tmp/rd bs=64K count=8 skip=32 iflag=direct
+run dd if=/dev/md0 of=/tmp/rd bs=64K count=8 skip=320 iflag=direct
 cmp /tmp/pat /tmp/rd || fail "data written before the switch lost"
 fio_verify wb /dev/md0 --rw=randwrite --bsrange=4k-64k --size=16M \
 	--offset=1M --iodepth=8 --numjobs=1 --verify_only
