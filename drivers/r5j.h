@@ -58,6 +58,7 @@ enum r5j_dev_flag {
 	R5J_READ_RETRY,	/* a read failed once: read again, unmerged */
 	R5J_REWRITE,	/* read error: block rewritten, read it back */
 	R5J_DIRTY,	/* write-back: page newer than the member, logged */
+	R5J_ORIG_UPTODATE,	/* write-back: orig holds the member's block */
 };
 
 /* sh->state */
@@ -98,6 +99,7 @@ struct r5j_io {
 	struct md_rdev *rdev;	/* member of the I/O in flight */
 	int idx;
 	bool replacement;	/* to the member's replacement */
+	bool to_orig;		/* a read into dev->orig (degraded destage) */
 	struct bio_vec vec;
 	struct bio bio;		/* last */
 };
@@ -114,6 +116,7 @@ struct r5j_dev {
 	struct r5j_io *io;	/* member I/O for this block */
 	struct r5j_io *rio;	/* its copy to the member's replacement */
 	u64 log_pos;		/* R5J_DIRTY: ring sector of its logged copy */
+	struct page *orig;	/* R5J_DIRTY: the member's older block */
 };
 
 struct r5j_conf;

@@ -189,7 +189,8 @@ static void read_done(struct r5j_stripe *sh, struct r5j_io *io,
 				    rdev->bdev);
 		atomic_add(R5J_STRIPE_SECTORS, &rdev->corrected_errors);
 	}
-	set_bit(R5J_UPTODATE, &dev->flags);
+	/* a degraded destage's read of a dirty block's old contents */
+	set_bit(io->to_orig ? R5J_ORIG_UPTODATE : R5J_UPTODATE, &dev->flags);
 }
 
 /*
@@ -265,7 +266,8 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 	io->rdev = rdev;
 	bio_init(&io->bio, rdev->bdev, &io->vec, 1, opf);
 	io->bio.bi_iter.bi_sector = sh->sector + rdev->data_offset;
-	__bio_add_page(&io->bio, dev->page, PAGE_SIZE, 0);
+	__bio_add_page(&io->bio, io->to_orig ? dev->orig : dev->page,
+		       PAGE_SIZE, 0);
 	io->bio.bi_end_io = r5j_end_io;
 	atomic_inc(&sh->io_pending);
 	atomic_inc(&sh->count);
@@ -317,6 +319,7 @@ void r5j_end_pass(struct r5j_conf *conf)
 
 #define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */
 #define R5J_IO_REPL	2	/* write the replacement only */
+#define R5J_IO_ORIG	4	/* read into dev->orig, the page stays */
 
 /*
  * Start I/O of block @i.  A read goes to the member if it holds the block,
@@ -360,9 +363,10 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 
 	if (write && !rdev && !(flags & (R5J_IO_SYNC | R5J_IO_REPL)))
 		set_bit(R5J_STRIPE_DEGRADED, &sh->state);	/* keep bitmap bit */
+	dev->io->to_orig = flags & R5J_IO_ORIG;
 	if (rdev) {
 		/* LOCKED follows the member's I/O: its end_io clears it */
-		if (!write)
+		if (!write && !(flags & R5J_IO_ORIG))
 			clear_bit(R5J_UPTODATE, &dev->flags);
 		if (!write && test_bit(R5J_READ_RETRY, &dev->flags))
 			opf |= REQ_NOMERGE;
@@ -757,9 +761,11 @@ static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
 		struct md_rdev *rdev;
 		bool write;
 
+		/* a dirty block reaches the member by its destage only */
 		if (!test_bit(R5J_READ_ERROR, &dev->flags) ||
 		    test_bit(R5J_LOCKED, &dev->flags) ||
-		    !test_bit(R5J_UPTODATE, &dev->flags))
+		    !test_bit(R5J_UPTODATE, &dev->flags) ||
+		    test_bit(R5J_DIRTY, &dev->flags))
 			continue;
 		rcu_read_lock();
 		rdev = rcu_dereference(conf->disks[i].rdev);
@@ -1095,9 +1101,15 @@ static bool cacheable(struct r5j_stripe *sh, struct r5j_state *s)
 	struct r5j_conf *conf = sh->conf;
 	int i, pages = 0;
 
-	if (!READ_ONCE(conf->writeback) || s->failed || conf->quiesce ||
+	DECLARE_BITMAP(want, R5J_MAX_DISKS);
+
+	if (!READ_ONCE(conf->writeback) || conf->quiesce ||
 	    test_bit(R5J_STRIPE_SYNC, &sh->state) ||
 	    r5j_journal_failed(conf->log))
+		return false;
+	/* degraded: a partly written block must be readable, never computed */
+	partial_blocks(sh, want);
+	if (s->failed && !bitmap_subset(want, s->readable, conf->raid_disks))
 		return false;
 	for (i = 0; i < conf->raid_disks; i++)
 		if (!r5j_blist_empty(&sh->dev[i].towrite))
@@ -1141,6 +1153,65 @@ static bool stuck_work(struct r5j_stripe *sh)
 	return false;
 }
 
+/*
+ * Degraded destage: a member lost since the stripe became dirty held a
+ * clean data block.  The members still hold the old stripe, consistent
+ * (rule 7), so it is rebuilt from them: the old blocks of the dirty ones
+ * are read into dev->orig (the page keeps the new data), the others into
+ * their pages, and the lost blocks computed.  0: done; 1: reads started;
+ * -EIO: not possible (a member failed meanwhile, no page).
+ */
+static int rebuild_clean(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	void **blocks = conf->blocks;
+	int i, reads = 0, err;
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+		bool dirty = test_bit(R5J_DIRTY, &dev->flags);
+
+		/* a lost dirty block too: r5j_recover() writes its old one */
+		if (dirty && !dev->orig) {
+			dev->orig = alloc_page(GFP_NOIO);
+			if (!dev->orig)
+				return -EIO;
+		}
+		if (!test_bit(i, s->readable))
+			continue;
+		if (dirty && test_bit(R5J_ORIG_UPTODATE, &dev->flags))
+			continue;
+		if (!dirty && test_bit(R5J_UPTODATE, &dev->flags))
+			continue;
+		if (!submit_block(sh, i, REQ_OP_READ, dirty ? R5J_IO_ORIG : 0))
+			return -EIO;
+		reads++;
+	}
+	if (reads)
+		return 1;
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		blocks[i] = page_address(test_bit(R5J_DIRTY, &dev->flags) ?
+					 dev->orig : dev->page);
+	}
+	err = r5j_recover(&conf->geom, &sh->map, blocks, s->failed_num,
+			  min(s->failed, 2), &conf->pw);
+	if (err)
+		return -EIO;
+	for (i = 0; i < s->failed && i < 2; i++)
+		if (!test_bit(R5J_DIRTY, &sh->dev[s->failed_num[i]].flags))
+			set_bit(R5J_UPTODATE, &sh->dev[s->failed_num[i]].flags);
+	for (i = 0; i < conf->raid_disks; i++) {
+		clear_bit(R5J_ORIG_UPTODATE, &sh->dev[i].flags);
+		if (sh->dev[i].orig) {
+			put_page(sh->dev[i].orig);
+			sh->dev[i].orig = NULL;
+		}
+	}
+	return 0;
+}
+
 /* Write the dirty blocks of @sh to the members; true: busy with it. */
 static bool destage(struct r5j_stripe *sh, struct r5j_state *s)
 {
@@ -1155,14 +1226,17 @@ static bool destage(struct r5j_stripe *sh, struct r5j_state *s)
 		if (r5j_is_parity(sh, f) ||
 		    test_bit(R5J_DIRTY, &sh->dev[f].flags))
 			continue;
-		/*
-		 * Part 1 cannot rebuild a lost clean block of a dirty
-		 * stripe (the cache holds the new data, the members the old
-		 * parity): the stripe keeps its blocks and the journal keeps
-		 * them for the next assembly, whose recovery can.
-		 */
-		set_stuck(sh, f);
-		return stuck_work(sh);
+		/* a clean data block is lost: rebuild it from the old stripe */
+		switch (rebuild_clean(sh, s)) {
+		case 0:
+			break;
+		case 1:
+			return true;	/* reads in flight */
+		default:
+			set_stuck(sh, f);
+			return stuck_work(sh);
+		}
+		break;
 	}
 
 	/* rcw: every clean data block, the dirty ones are in the cache */
@@ -1280,11 +1354,17 @@ static bool handle_reads(struct r5j_stripe *sh, struct r5j_state *s)
 	    !bitmap_subset(want, s->readable, conf->raid_disks)) {
 		/*
 		 * Members hold the stripe before its dirty blocks, the cache
-		 * after: nothing can be computed from the mix (a destage
-		 * stuck on a member lost since; journal.md section 15).
+		 * after: nothing can be computed from the mix.  Destage
+		 * first (it rebuilds the lost block from the old stripe),
+		 * unless that is impossible (journal.md section 15).
 		 */
-		fail_dirty_reads(sh, want);
-		return false;
+		if (test_bit(R5J_STRIPE_STUCK, &sh->state)) {
+			fail_dirty_reads(sh, want);
+			return false;
+		}
+		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+		return true;
 	}
 	if (!ensure_blocks(sh, s, want))
 		return true;

@@ -19,6 +19,8 @@ static void free_stripe(struct r5j_stripe *sh, int disks)
 	for (i = 0; i < disks; i++) {
 		if (sh->dev[i].page)
 			put_page(sh->dev[i].page);
+		if (sh->dev[i].orig)
+			put_page(sh->dev[i].orig);
 		kfree(sh->dev[i].io);
 		kfree(sh->dev[i].rio);
 	}

@@ -153,9 +153,9 @@ static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
 		pr_warn("md/raid:%s: write-back journal mode is experimental in raid5j: set the module parameter writeback_experimental=1 to use it\n",
 			mdname(mddev));
 		err = -EOPNOTSUPP;
-	} else if (wb && (mddev->degraded || r5j_journal_failed(conf->log) ||
+	} else if (wb && (r5j_journal_failed(conf->log) ||
 			  !md_is_rdwr(mddev))) {
-		pr_warn("md/raid:%s: write-back needs a read-write array with every member and a working journal\n",
+		pr_warn("md/raid:%s: write-back needs a read-write array and a working journal\n",
 			mdname(mddev));
 		err = -EINVAL;
 	} else if (wb != READ_ONCE(conf->writeback)) {
