@@ -843,6 +843,7 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 	log->tail = pos;
 	log->head = r5j_ring_add(&log->fmt, pos, R5J_BLOCK_SECTORS);
 	log->used = R5J_BLOCK_SECTORS;
+	log->wb_reserved = 0;	/* every unit done: no dirty stripe left */
 	log->stats.empty_units++;
 	log->stats.reclaims++;
 	spin_unlock_irq(&log->lock);

@@ -6,5 +6,5 @@
 # (t-journal-wb-powercut with WRITE_PERSONALITY=raid456
 # RESTART_PERSONALITY=raid5j): every acknowledged block intact.
 export WRITE_PERSONALITY=raid456 RESTART_PERSONALITY=raid5j JMODE=write-back
-export CYCLES=${CYCLES:-2} VM_TEST=t-journal-wb-interop-from-raid456
+export CYCLES=${CYCLES:-1} VM_TEST=t-journal-wb-interop-from-raid456
 exec "$(dirname "$0")/t-journal-powercut.sh"

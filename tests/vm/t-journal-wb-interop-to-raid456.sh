@@ -6,5 +6,5 @@
 # (t-journal-wb-powercut with WRITE_PERSONALITY=raid5j
 # RESTART_PERSONALITY=raid456): every acknowledged block intact.
 export WRITE_PERSONALITY=raid5j RESTART_PERSONALITY=raid456 JMODE=write-back
-export CYCLES=${CYCLES:-2} VM_TEST=t-journal-wb-interop-to-raid456
+export CYCLES=${CYCLES:-1} VM_TEST=t-journal-wb-interop-to-raid456
 exec "$(dirname "$0")/t-journal-powercut.sh"
