@@ -588,7 +588,12 @@ int r5j_journal_recover(struct r5j_journal *log)
 	end_pos = scan.pos;
 	end_seq = scan.seq;
 
-	/* pass 2: the same walk, writing */
+	/*
+	 * pass 2: the same walk, writing, from an empty table: an entry
+	 * left by pass 1 (a write-back stripe at the log's end) would be
+	 * replayed with an earlier PARITY of its stripe
+	 */
+	drop_pending(&rc);
 	rc.replay = true;
 	err = recover_pass(&rc, &scan);
 	if (!err && (scan.pos != end_pos || scan.seq != end_seq)) {
