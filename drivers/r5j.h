@@ -57,6 +57,8 @@ enum r5j_dev_flag {
 	R5J_WRITE_ERROR,/* the last write of this block failed */
 	R5J_READ_RETRY,	/* a read failed once: read again, unmerged */
 	R5J_REWRITE,	/* read error: block rewritten, read it back */
+	R5J_DIRTY,	/* write-back: page newer than the member, logged */
+	R5J_ORIG_UPTODATE,	/* write-back: orig holds the member's block */
 };
 
 /* sh->state */
@@ -68,6 +70,10 @@ enum r5j_stripe_flag {
 	R5J_STRIPE_DEGRADED,	/* a write skipped a member: keep bitmap bit */
 	R5J_STRIPE_FUA,		/* a bio being written asked for FUA */
 	R5J_STRIPE_ON_LIST,	/* on conf->handle_list (conf->lock) */
+	R5J_STRIPE_WB_LOG,	/* write-back: this logging is data only */
+	R5J_STRIPE_DIRTY,	/* write-back: blocks the members lack */
+	R5J_STRIPE_DESTAGE,	/* write-back: put the dirty blocks on members */
+	R5J_STRIPE_STUCK,	/* write-back: destage impossible (degraded) */
 };
 
 /*
@@ -93,6 +99,7 @@ struct r5j_io {
 	struct md_rdev *rdev;	/* member of the I/O in flight */
 	int idx;
 	bool replacement;	/* to the member's replacement */
+	bool to_orig;		/* a read into dev->orig (degraded destage) */
 	struct bio_vec vec;
 	struct bio bio;		/* last */
 };
@@ -108,6 +115,8 @@ struct r5j_dev {
 	unsigned int read_error_gen;	/* slot's gen when R5J_READ_ERROR was set */
 	struct r5j_io *io;	/* member I/O for this block */
 	struct r5j_io *rio;	/* its copy to the member's replacement */
+	u64 log_pos;		/* R5J_DIRTY: ring sector of its logged copy */
+	struct page *orig;	/* R5J_DIRTY: the member's older block */
 };
 
 struct r5j_conf;
@@ -137,6 +146,8 @@ struct r5j_stripe {
 	enum r5j_write_stage write_stage;	/* daemon; journal I/O completion */
 	struct list_head log_list;	/* unit's or parked list (log lock) */
 	struct r5j_log_unit *unit;	/* unit holding its logged blocks */
+	struct r5j_log_unit *dirty_unit;	/* oldest unit with dirty data */
+	unsigned int dirty_tick;	/* conf->dirty_tick when it got dirty */
 	spinlock_t lock;		/* bio lists of dev[] */
 	struct r5j_dev dev[];
 };
@@ -215,6 +226,17 @@ struct r5j_conf {
 	struct r5j_parity_work pw;	/* daemon only */
 	bool rmw_ok;			/* read-modify-write possible */
 	struct r5j_journal *log;	/* NULL: no journal */
+	/*
+	 * Write-back (Documentation/journal.md, section 15): idle stripes
+	 * with dirty blocks wait on dirty_list (oldest first), never on
+	 * inactive, so they are never reused before their destage.
+	 */
+	bool writeback;			/* journal_mode write-back */
+	bool destage_aged;		/* daemon: destage stripes dirty for a tick */
+	unsigned int dirty_tick;	/* reclaim thread's periods */
+	struct list_head dirty_list;	/* conf->lock */
+	atomic_t dirty_stripes;		/* with R5J_STRIPE_DIRTY */
+	atomic_t stuck_stripes;		/* with R5J_STRIPE_STUCK */
 	struct bio_set bio_split;
 	struct bio_set bio_clone;	/* chunk-aligned reads */
 	mempool_t bref_pool;
@@ -243,6 +265,8 @@ struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 void r5j_release_stripe(struct r5j_stripe *sh);
 struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf);
 int r5j_active_stripes(struct r5j_conf *conf);
+bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector);
+bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged);
 
 /* r5j_handle.c */
 void r5j_handle_stripe(struct r5j_stripe *sh);

@@ -189,7 +189,8 @@ static void read_done(struct r5j_stripe *sh, struct r5j_io *io,
 				    rdev->bdev);
 		atomic_add(R5J_STRIPE_SECTORS, &rdev->corrected_errors);
 	}
-	set_bit(R5J_UPTODATE, &dev->flags);
+	/* a degraded destage's read of a dirty block's old contents */
+	set_bit(io->to_orig ? R5J_ORIG_UPTODATE : R5J_UPTODATE, &dev->flags);
 }
 
 /*
@@ -265,7 +266,8 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 	io->rdev = rdev;
 	bio_init(&io->bio, rdev->bdev, &io->vec, 1, opf);
 	io->bio.bi_iter.bi_sector = sh->sector + rdev->data_offset;
-	__bio_add_page(&io->bio, dev->page, PAGE_SIZE, 0);
+	__bio_add_page(&io->bio, io->to_orig ? dev->orig : dev->page,
+		       PAGE_SIZE, 0);
 	io->bio.bi_end_io = r5j_end_io;
 	atomic_inc(&sh->io_pending);
 	atomic_inc(&sh->count);
@@ -317,6 +319,7 @@ void r5j_end_pass(struct r5j_conf *conf)
 
 #define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */
 #define R5J_IO_REPL	2	/* write the replacement only */
+#define R5J_IO_ORIG	4	/* read into dev->orig, the page stays */
 
 /*
  * Start I/O of block @i.  A read goes to the member if it holds the block,
@@ -360,9 +363,10 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 
 	if (write && !rdev && !(flags & (R5J_IO_SYNC | R5J_IO_REPL)))
 		set_bit(R5J_STRIPE_DEGRADED, &sh->state);	/* keep bitmap bit */
+	dev->io->to_orig = flags & R5J_IO_ORIG;
 	if (rdev) {
 		/* LOCKED follows the member's I/O: its end_io clears it */
-		if (!write)
+		if (!write && !(flags & R5J_IO_ORIG))
 			clear_bit(R5J_UPTODATE, &dev->flags);
 		if (!write && test_bit(R5J_READ_RETRY, &dev->flags))
 			opf |= REQ_NOMERGE;
@@ -581,9 +585,17 @@ static void finish_writes(struct r5j_stripe *sh, struct r5j_state *s)
 			set_bit(R5J_STRIPE_DEGRADED, &sh->state);
 		while ((ref = r5j_blist_pop(&dev->written)))
 			end_write_part(sh, ref, ok);
+		clear_bit(R5J_DIRTY, &dev->flags);
 	}
 	if (conf->log)
 		r5j_journal_stripe_done(conf->log, sh);
+	if (test_and_clear_bit(R5J_STRIPE_DIRTY, &sh->state)) {
+		/* destaged: the members have it, the log may let it go */
+		if (conf->log)
+			r5j_journal_destaged(conf->log, sh);
+		clear_bit(R5J_STRIPE_DESTAGE, &sh->state);
+		atomic_dec(&conf->dirty_stripes);
+	}
 	sh->write_stage = R5J_W_IDLE;
 	clear_bit(R5J_STRIPE_FUA, &sh->state);
 	clear_bit(R5J_STRIPE_DEGRADED, &sh->state);
@@ -604,10 +616,18 @@ static void fail_logged_writes(struct r5j_stripe *sh)
 
 		while ((ref = r5j_blist_pop(&dev->written)))
 			end_write_part(sh, ref, false);
-		clear_bit(R5J_UPTODATE, &dev->flags);
+		/*
+		 * Acknowledged write-back data stays: it is only here now,
+		 * and its destage writes the members directly.
+		 */
+		if (!test_bit(R5J_STRIPE_DIRTY, &sh->state))
+			clear_bit(R5J_DIRTY, &dev->flags);
+		if (!test_bit(R5J_DIRTY, &dev->flags))
+			clear_bit(R5J_UPTODATE, &dev->flags);
 	}
 	if (conf->log)
 		r5j_journal_stripe_done(conf->log, sh);
+	clear_bit(R5J_STRIPE_WB_LOG, &sh->state);
 	sh->write_stage = R5J_W_IDLE;
 	clear_bit(R5J_STRIPE_FUA, &sh->state);
 }
@@ -645,7 +665,8 @@ static void submit_member_writes(struct r5j_stripe *sh)
 	sh->write_stage = R5J_W_MEMBERS;
 	for (i = 0; i < conf->raid_disks; i++) {
 		if (!r5j_is_parity(sh, i) &&
-		    r5j_blist_empty(&sh->dev[i].written))
+		    r5j_blist_empty(&sh->dev[i].written) &&
+		    !test_bit(R5J_DIRTY, &sh->dev[i].flags))
 			continue;
 		writes += submit_block(sh, i,
 				       REQ_OP_WRITE | (fua ? REQ_FUA : 0), 0);
@@ -740,9 +761,11 @@ static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
 		struct md_rdev *rdev;
 		bool write;
 
+		/* a dirty block reaches the member by its destage only */
 		if (!test_bit(R5J_READ_ERROR, &dev->flags) ||
 		    test_bit(R5J_LOCKED, &dev->flags) ||
-		    !test_bit(R5J_UPTODATE, &dev->flags))
+		    !test_bit(R5J_UPTODATE, &dev->flags) ||
+		    test_bit(R5J_DIRTY, &dev->flags))
 			continue;
 		rcu_read_lock();
 		rdev = rcu_dereference(conf->disks[i].rdev);
@@ -970,6 +993,328 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 	return true;
 }
 
+/*
+ * Write-back (Documentation/journal.md, section 15).
+ *
+ * A cached write copies the bios into the stripe's pages and logs those
+ * blocks alone (DATA payloads, no parity, no member read unless a block is
+ * partly written and not cached); the bios complete once that unit is
+ * stable and the blocks stay R5J_DIRTY in the cache.  The destage later
+ * computes parity (rcw: the dirty blocks are the new data, the others are
+ * read unless cached), logs it (PARITY payload, in room reserved when the
+ * stripe became dirty), and writes the dirty blocks and parity to the
+ * members.  A dirty stripe is destaged before anything else touches it
+ * in a way that would read the members or parity: a write that cannot
+ * be cached, a sync, a journal failure, the switch back to write-through.
+ */
+static void finish_cached_write(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct r5j_bref *ref;
+	int i;
+
+	/* dirty before the first bio completes: aligned reads look */
+	if (!test_and_set_bit(R5J_STRIPE_DIRTY, &sh->state)) {
+		sh->dirty_tick = READ_ONCE(conf->dirty_tick);
+		atomic_inc(&conf->dirty_stripes);
+	}
+	r5j_journal_data_stable(conf->log, sh);
+	sh->write_stage = R5J_W_IDLE;
+	clear_bit(R5J_STRIPE_FUA, &sh->state);
+	for (i = 0; i < conf->raid_disks; i++)
+		while ((ref = r5j_blist_pop(&sh->dev[i].written)))
+			end_write_part(sh, ref, true);
+}
+
+/* The blocks the queued writes cover partly and the cache lacks. */
+static void partial_blocks(struct r5j_stripe *sh, unsigned long *want)
+{
+	int i;
+
+	bitmap_zero(want, sh->conf->raid_disks);
+	for (i = 0; i < sh->conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		if (!r5j_blist_empty(&dev->towrite) &&
+		    dev->towrite_mask != 0xff &&
+		    !test_bit(R5J_UPTODATE, &dev->flags))
+			__set_bit(i, want);
+	}
+}
+
+/*
+ * Cache the queued writes.  Returns 1 if the stripe is busy with it, 0 if
+ * the journal has no room for them (the caller destages or writes
+ * through).
+ */
+static int cache_writes(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	DECLARE_BITMAP(want, R5J_MAX_DISKS);
+	struct r5j_bref *ref;
+	int i;
+
+	partial_blocks(sh, want);
+	if (!ensure_blocks(sh, s, want))
+		return 1;
+
+	spin_lock_irq(&sh->lock);
+	partial_blocks(sh, want);
+	if (!bitmap_empty(want, conf->raid_disks)) {
+		/* partial writes arrived since: read those blocks first */
+		spin_unlock_irq(&sh->lock);
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+		return 1;
+	}
+	for (i = 0; i < conf->raid_disks; i++) {
+		r5j_blist_splice(&sh->dev[i].written, &sh->dev[i].towrite);
+		sh->dev[i].towrite_mask = 0;
+	}
+	spin_unlock_irq(&sh->lock);
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		if (r5j_is_parity(sh, i)) {
+			/* stale until the destage computes it */
+			clear_bit(R5J_UPTODATE, &dev->flags);
+			continue;
+		}
+		if (!dev->written.head)
+			continue;
+		for (ref = dev->written.head; ref; ref = ref->next)
+			copy_bio_block(ref->bio, dev->page, dev->array_sector,
+				       true);
+		set_bit(R5J_UPTODATE, &dev->flags);
+		set_bit(R5J_DIRTY, &dev->flags);
+	}
+	set_bit(R5J_STRIPE_WB_LOG, &sh->state);
+	sh->write_stage = R5J_W_LOGGING;
+	if (r5j_journal_write_data(conf->log, sh))
+		fail_logged_writes(sh);	/* the journal failed */
+	return 1;
+}
+
+/* Can the queued writes be cached (before any of them is taken)? */
+static bool cacheable(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	int i, pages = 0;
+
+	DECLARE_BITMAP(want, R5J_MAX_DISKS);
+
+	if (!READ_ONCE(conf->writeback) || conf->quiesce ||
+	    test_bit(R5J_STRIPE_SYNC, &sh->state) ||
+	    r5j_journal_failed(conf->log))
+		return false;
+	/* degraded: a partly written block must be readable, never computed */
+	partial_blocks(sh, want);
+	if (s->failed && !bitmap_subset(want, s->readable, conf->raid_disks))
+		return false;
+	for (i = 0; i < conf->raid_disks; i++)
+		if (!r5j_blist_empty(&sh->dev[i].towrite))
+			pages++;
+	return r5j_journal_data_fits(conf->log, sh, pages);
+}
+
+/*
+ * A dirty stripe that cannot be destaged now keeps its blocks in the cache
+ * and in the journal (whose recovery at the next assembly can destage it);
+ * quiesce and the destage triggers pass it over.
+ */
+static void set_stuck(struct r5j_stripe *sh, int member)
+{
+	struct r5j_conf *conf = sh->conf;
+
+	clear_bit(R5J_STRIPE_DESTAGE, &sh->state);
+	if (test_and_set_bit(R5J_STRIPE_STUCK, &sh->state))
+		return;
+	atomic_inc(&conf->stuck_stripes);
+	pr_warn_ratelimited("md/raid:%s: write-back stripe %llu cannot be destaged with member %d missing: kept in the journal for the next assembly\n",
+			    mdname(conf->mddev), (unsigned long long)sh->sector,
+			    member);
+}
+
+/*
+ * A STUCK stripe: new writes fail, a sync step ends unsuccessfully (it
+ * would read the members over the dirty blocks), reads go on (dirty blocks
+ * from the cache, the rest from readable members).  Returns false.
+ */
+static bool stuck_work(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+
+	fail_new_writes(sh);
+	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state)) {
+		clear_bit(R5J_STRIPE_SYNC_STARTED, &sh->state);
+		conf->recovery_disabled = conf->mddev->recovery_disabled;
+		md_done_sync(conf->mddev, R5J_STRIPE_SECTORS, 0);
+	}
+	return false;
+}
+
+/*
+ * Degraded destage: a member lost since the stripe became dirty held a
+ * clean data block.  The members still hold the old stripe, consistent
+ * (rule 7), so it is rebuilt from them: the old blocks of the dirty ones
+ * are read into dev->orig (the page keeps the new data), the others into
+ * their pages, and the lost blocks computed.  0: done; 1: reads started;
+ * -EIO: not possible (a member failed meanwhile, no page).
+ */
+static int rebuild_clean(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	void **blocks = conf->blocks;
+	int i, reads = 0, err;
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+		bool dirty = test_bit(R5J_DIRTY, &dev->flags);
+
+		/* a lost dirty block too: r5j_recover() writes its old one */
+		if (dirty && !dev->orig) {
+			dev->orig = alloc_page(GFP_NOIO);
+			if (!dev->orig)
+				return -EIO;
+		}
+		if (!test_bit(i, s->readable))
+			continue;
+		if (dirty && test_bit(R5J_ORIG_UPTODATE, &dev->flags))
+			continue;
+		if (!dirty && test_bit(R5J_UPTODATE, &dev->flags))
+			continue;
+		if (!submit_block(sh, i, REQ_OP_READ, dirty ? R5J_IO_ORIG : 0))
+			return -EIO;
+		reads++;
+	}
+	if (reads)
+		return 1;
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		blocks[i] = page_address(test_bit(R5J_DIRTY, &dev->flags) ?
+					 dev->orig : dev->page);
+	}
+	err = r5j_recover(&conf->geom, &sh->map, blocks, s->failed_num,
+			  min(s->failed, 2), &conf->pw);
+	if (err)
+		return -EIO;
+	for (i = 0; i < s->failed && i < 2; i++)
+		if (!test_bit(R5J_DIRTY, &sh->dev[s->failed_num[i]].flags))
+			set_bit(R5J_UPTODATE, &sh->dev[s->failed_num[i]].flags);
+	for (i = 0; i < conf->raid_disks; i++) {
+		clear_bit(R5J_ORIG_UPTODATE, &sh->dev[i].flags);
+		if (sh->dev[i].orig) {
+			put_page(sh->dev[i].orig);
+			sh->dev[i].orig = NULL;
+		}
+	}
+	return 0;
+}
+
+/* Write the dirty blocks of @sh to the members; true: busy with it. */
+static bool destage(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	DECLARE_BITMAP(want, R5J_MAX_DISKS);
+	bool full;
+	int i, reads;
+
+	for (i = 0; i < s->failed && i < 2; i++) {
+		int f = s->failed_num[i];
+
+		if (r5j_is_parity(sh, f) ||
+		    test_bit(R5J_DIRTY, &sh->dev[f].flags))
+			continue;
+		/* a clean data block is lost: rebuild it from the old stripe */
+		switch (rebuild_clean(sh, s)) {
+		case 0:
+			break;
+		case 1:
+			return true;	/* reads in flight */
+		default:
+			set_stuck(sh, f);
+			return stuck_work(sh);
+		}
+		break;
+	}
+
+	/* rcw: every clean data block, the dirty ones are in the cache */
+	set_bit(R5J_STRIPE_DESTAGE, &sh->state);
+	bitmap_zero(want, conf->raid_disks);
+	reads = 0;
+	full = true;
+	for (i = 0; i < conf->raid_disks; i++) {
+		if (r5j_is_parity(sh, i) ||
+		    test_bit(R5J_DIRTY, &sh->dev[i].flags))
+			continue;
+		__set_bit(i, want);
+		full = false;
+		reads += !test_bit(R5J_UPTODATE, &sh->dev[i].flags);
+	}
+	if (!ensure_blocks(sh, s, want)) {
+		if (conf->log)
+			r5j_journal_count_destage(conf->log, -1, reads);
+		return true;
+	}
+	compute_parity(sh);
+	if (conf->log)
+		r5j_journal_count_destage(conf->log, full, 0);
+	if (conf->log && !r5j_journal_failed(conf->log)) {
+		sh->write_stage = R5J_W_LOGGING;
+		if (!r5j_journal_write_parity(conf->log, sh))
+			return true;
+		sh->write_stage = R5J_W_IDLE;
+	}
+	/* no journal any more: the cache holds the only copy, FUA */
+	set_bit(R5J_STRIPE_FUA, &sh->state);
+	submit_member_writes(sh);
+	return true;
+}
+
+/* Write-back work of a stripe; true: busy. */
+static bool handle_writeback(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	bool writes = has_writes(sh);
+
+	if (!test_bit(R5J_STRIPE_DIRTY, &sh->state)) {
+		if (!conf->log)
+			return false;
+		if (!writes || !cacheable(sh, s))
+			return false;	/* write-through */
+		return cache_writes(sh, s);
+	}
+	if (test_bit(R5J_STRIPE_STUCK, &sh->state))
+		return stuck_work(sh);
+	if (!conf->log || r5j_journal_failed(conf->log))
+		return destage(sh, s);
+	if (writes && !test_bit(R5J_STRIPE_DESTAGE, &sh->state) &&
+	    cacheable(sh, s))
+		return cache_writes(sh, s);
+	if (writes || test_bit(R5J_STRIPE_DESTAGE, &sh->state) ||
+	    test_bit(R5J_STRIPE_SYNC, &sh->state) ||
+	    !READ_ONCE(conf->writeback))
+		return destage(sh, s);
+	return false;
+}
+
+static void fail_dirty_reads(struct r5j_stripe *sh, unsigned long *want)
+{
+	struct r5j_blist reads;
+	struct r5j_bref *ref;
+	int i;
+
+	for_each_set_bit(i, want, sh->conf->raid_disks) {
+		r5j_blist_init(&reads);
+		spin_lock_irq(&sh->lock);
+		r5j_blist_splice(&reads, &sh->dev[i].toread);
+		spin_unlock_irq(&sh->lock);
+		while ((ref = r5j_blist_pop(&reads)))
+			end_read_part(sh, ref, false);
+	}
+}
+
 /* Returns true if reads were started. */
 static bool handle_reads(struct r5j_stripe *sh, struct r5j_state *s)
 {
@@ -1005,6 +1350,22 @@ static bool handle_reads(struct r5j_stripe *sh, struct r5j_state *s)
 		return false;
 	if (s->failed)
 		atomic64_inc(&conf->stats.degraded_reads);
+	if (test_bit(R5J_STRIPE_DIRTY, &sh->state) &&
+	    !bitmap_subset(want, s->readable, conf->raid_disks)) {
+		/*
+		 * Members hold the stripe before its dirty blocks, the cache
+		 * after: nothing can be computed from the mix.  Destage
+		 * first (it rebuilds the lost block from the old stripe),
+		 * unless that is impossible (journal.md section 15).
+		 */
+		if (test_bit(R5J_STRIPE_STUCK, &sh->state)) {
+			fail_dirty_reads(sh, want);
+			return false;
+		}
+		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+		return true;
+	}
 	if (!ensure_blocks(sh, s, want))
 		return true;
 	/* computed from the others: serve them now */
@@ -1122,6 +1483,10 @@ void r5j_handle_stripe(struct r5j_stripe *sh)
 	case R5J_W_PARKED:
 		return;		/* the journal hands it back */
 	case R5J_W_TO_MEMBERS:
+		if (test_and_clear_bit(R5J_STRIPE_WB_LOG, &sh->state)) {
+			finish_cached_write(sh);
+			break;
+		}
 		submit_member_writes(sh);
 		return;
 	case R5J_W_LOG_FAILED:
@@ -1137,9 +1502,13 @@ void r5j_handle_stripe(struct r5j_stripe *sh)
 		finish_sync_io(sh);
 
 	if (s.failed > conf->max_degraded) {
+		if (test_bit(R5J_STRIPE_DIRTY, &sh->state))
+			set_stuck(sh, s.failed_num[0]);
 		fail_stripe(sh);
 		return;
 	}
+	if (handle_writeback(sh, &s))
+		return;
 	if (handle_writes(sh, &s))
 		return;
 	if (handle_reads(sh, &s))

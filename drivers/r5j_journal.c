@@ -162,18 +162,35 @@ static void submit_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
 	submit_bio_noacct(bio);
 }
 
-static unsigned int stripe_log_pages(struct r5j_stripe *sh, u32 *meta_bytes)
+/* What add_stripe() logs of a stripe. */
+enum r5j_log_what {
+	R5J_LOG_STRIPE,		/* write-through: written data, then parity */
+	R5J_LOG_DATA,		/* write-back: written data only */
+	R5J_LOG_PARITY,		/* write-back destage: parity only */
+};
+
+static unsigned int stripe_log_pages(struct r5j_stripe *sh,
+				     enum r5j_log_what what, u32 *meta_bytes)
 {
 	struct r5j_conf *conf = sh->conf;
 	unsigned int i, pages = 0;
 
-	for (i = 0; i < conf->raid_disks; i++)
-		if (!r5j_is_parity(sh, i) &&
-		    !r5j_blist_empty(&sh->dev[i].written))
-			pages++;
-	*meta_bytes = pages * (R5J_DATA_PAYLOAD_SIZE + 4) +
-		R5J_DATA_PAYLOAD_SIZE + 4 * conf->max_degraded;
+	if (what != R5J_LOG_PARITY)
+		for (i = 0; i < conf->raid_disks; i++)
+			if (!r5j_is_parity(sh, i) &&
+			    !r5j_blist_empty(&sh->dev[i].written))
+				pages++;
+	*meta_bytes = pages * (R5J_DATA_PAYLOAD_SIZE + 4);
+	if (what == R5J_LOG_DATA)
+		return pages;
+	*meta_bytes += R5J_DATA_PAYLOAD_SIZE + 4 * conf->max_degraded;
 	return pages + conf->max_degraded;
+}
+
+/* Ring kept per dirty stripe for its destage: parity and a meta block. */
+static u64 wb_reserve(struct r5j_conf *conf)
+{
+	return (u64)(conf->max_degraded + 1) * R5J_BLOCK_SECTORS;
 }
 
 /*
@@ -194,15 +211,30 @@ static u64 unit_cap(struct r5j_journal *log)
  * caller if none is open).  -EAGAIN: no room in the ring.
  */
 static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
-		      struct r5j_log_unit **spare, struct r5j_log_unit **full)
+		      struct r5j_log_unit **spare, struct r5j_log_unit **full,
+		      enum r5j_log_what what)
 {
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_log_unit *unit = log->open;
 	u32 meta_bytes, csums[R5J_MAX_PARITY_PAGES];
-	unsigned int pages = stripe_log_pages(sh, &meta_bytes);
-	u64 need = (u64)pages * R5J_BLOCK_SECTORS;
+	unsigned int pages = stripe_log_pages(sh, what, &meta_bytes);
+	u64 need = (u64)pages * R5J_BLOCK_SECTORS, room, reserve = 0;
+	u32 off;
 	void *meta;
 	int i, p;
+
+	/*
+	 * Dirty stripes' destages must never wait for space that only their
+	 * own destage frees: their parity has room kept (wb_reserved) that
+	 * nothing else may take.  A stripe becoming dirty keeps its share.
+	 */
+	room = free_sectors(log);
+	room = room > log->wb_reserved ? room - log->wb_reserved : 0;
+	if (what == R5J_LOG_PARITY)
+		room += wb_reserve(conf);
+	else if (what == R5J_LOG_DATA &&
+		 !test_bit(R5J_STRIPE_DIRTY, &sh->state))
+		reserve = wb_reserve(conf);
 
 	if (unit && (unit->pages + pages > R5J_UNIT_MAX_PAGES ||
 		     r5j_meta_size(page_address(unit->meta)) + meta_bytes >
@@ -215,7 +247,7 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	}
 	if (!unit)
 		need += R5J_BLOCK_SECTORS;
-	if (need > free_sectors(log))
+	if (need + reserve > room)
 		return -EAGAIN;
 	if (!unit) {
 		if (!*spare)
@@ -226,24 +258,31 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	}
 
 	meta = page_address(unit->meta);
+	off = unit->sectors;
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
-		if (r5j_is_parity(sh, i) || r5j_blist_empty(&dev->written))
+		if (what == R5J_LOG_PARITY || r5j_is_parity(sh, i) ||
+		    r5j_blist_empty(&dev->written))
 			continue;
 		r5j_meta_add_data(meta, dev->array_sector,
 				  r5j_page_csum(log->fmt.seed,
 						page_address(dev->page)));
+		/* where part 2 reads a dropped dirty block back from */
+		dev->log_pos = r5j_ring_add(&log->fmt, unit->pos, off);
+		off += R5J_BLOCK_SECTORS;
 		__bio_add_page(unit->bio, dev->page, PAGE_SIZE, 0);
 	}
-	for (p = 0; p < conf->max_degraded; p++) {
+	for (p = 0; what != R5J_LOG_DATA && p < conf->max_degraded; p++) {
 		int idx = p ? sh->map.qd_idx : sh->map.pd_idx;
 
 		csums[p] = r5j_page_csum(log->fmt.seed,
 					 page_address(sh->dev[idx].page));
 		__bio_add_page(unit->bio, sh->dev[idx].page, PAGE_SIZE, 0);
 	}
-	r5j_meta_add_parity(meta, sh->sector, csums, conf->max_degraded);
+	if (what != R5J_LOG_DATA)
+		r5j_meta_add_parity(meta, sh->sector, csums,
+				    conf->max_degraded);
 
 	unit->pages += pages;
 	unit->sectors += pages * R5J_BLOCK_SECTORS;
@@ -255,9 +294,18 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	sh->write_stage = R5J_W_LOGGING;
 	atomic_inc(&sh->count);		/* the unit's reference */
 	list_add_tail(&sh->log_list, &unit->stripes);
+	log->wb_reserved += reserve;
+	if (what == R5J_LOG_PARITY)
+		log->wb_reserved -= min(log->wb_reserved, wb_reserve(conf));
 	log->stats.stripes++;
-	log->stats.data_pages += pages - conf->max_degraded;
-	log->stats.parity_pages += conf->max_degraded;
+	if (what == R5J_LOG_DATA) {
+		log->stats.cached_writes++;
+		log->stats.cached_blocks += pages;
+		log->stats.data_pages += pages;
+	} else {
+		log->stats.data_pages += pages - conf->max_degraded;
+		log->stats.parity_pages += conf->max_degraded;
+	}
 	return 0;
 }
 
@@ -276,7 +324,7 @@ again:
 	else if (!list_empty(&log->parked))
 		err = -EAGAIN;		/* keep arrival order */
 	else
-		err = add_stripe(log, sh, &spare, &full);
+		err = add_stripe(log, sh, &spare, &full, R5J_LOG_STRIPE);
 	if (err == -EAGAIN) {
 		sh->write_stage = R5J_W_PARKED;
 		atomic_inc(&sh->count);	/* the parked list's reference */
@@ -295,6 +343,108 @@ again:
 		return 0;
 	}
 	return err;
+}
+
+/*
+ * Write-back: log @sh's data (R5J_LOG_DATA) or its destage parity
+ * (R5J_LOG_PARITY) without parking.  Data-only stripes do not queue behind
+ * parked ones (they are other stripes: no order to keep), and a destage
+ * has room kept for it.  -EAGAIN: no room (data only).
+ */
+static int write_unparked(struct r5j_journal *log, struct r5j_stripe *sh,
+			  enum r5j_log_what what)
+{
+	struct r5j_log_unit *spare = NULL, *full;
+	int err;
+
+again:
+	full = NULL;
+	if (!log->open && !spare)
+		spare = new_unit(log);
+	spin_lock_irq(&log->lock);
+	if (log->failed)
+		err = -EIO;
+	else
+		err = add_stripe(log, sh, &spare, &full, what);
+	spin_unlock_irq(&log->lock);
+	if (full)
+		submit_unit(log, full);
+	if (err == -ENOMEM || (err == -EAGAIN && full))
+		goto again;		/* the open unit was full: new one */
+	if (spare)
+		free_unit(spare);
+	if (err == -EAGAIN) {
+		if (WARN_ON_ONCE(what == R5J_LOG_PARITY))
+			err = -EIO;	/* the reserve was miscounted */
+		wake_reclaim(log);
+	}
+	return err;
+}
+
+int r5j_journal_write_data(struct r5j_journal *log, struct r5j_stripe *sh)
+{
+	return write_unparked(log, sh, R5J_LOG_DATA);
+}
+
+int r5j_journal_write_parity(struct r5j_journal *log, struct r5j_stripe *sh)
+{
+	return write_unparked(log, sh, R5J_LOG_PARITY);
+}
+
+void r5j_journal_data_stable(struct r5j_journal *log, struct r5j_stripe *sh)
+{
+	/*
+	 * journal_tail stops at the first unit not done, so pinning the
+	 * oldest unit with the stripe's dirty data keeps the newer ones too.
+	 */
+	if (!sh->dirty_unit) {
+		sh->dirty_unit = sh->unit;
+		sh->unit = NULL;
+		return;
+	}
+	r5j_journal_stripe_done(log, sh);
+}
+
+void r5j_journal_destaged(struct r5j_journal *log, struct r5j_stripe *sh)
+{
+	struct r5j_log_unit *unit = sh->unit;
+
+	sh->unit = sh->dirty_unit;
+	sh->dirty_unit = NULL;
+	r5j_journal_stripe_done(log, sh);
+	sh->unit = unit;
+}
+
+/* Daemon: would write_data() take @pages blocks of @sh now? */
+bool r5j_journal_data_fits(struct r5j_journal *log, struct r5j_stripe *sh,
+			   int pages)
+{
+	u64 need = (u64)(pages + 1) * R5J_BLOCK_SECTORS, room;
+
+	if (!test_bit(R5J_STRIPE_DIRTY, &sh->state))
+		need += wb_reserve(sh->conf);
+	spin_lock_irq(&log->lock);
+	room = free_sectors(log);
+	room = room > log->wb_reserved ? room - log->wb_reserved : 0;
+	spin_unlock_irq(&log->lock);
+	return need <= room;
+}
+
+/* Destage statistics: @full < 0 counts reads alone. */
+void r5j_journal_count_destage(struct r5j_journal *log, int full, int reads)
+{
+	spin_lock_irq(&log->lock);
+	log->stats.destage_reads += reads;
+	if (full > 0)
+		log->stats.destaged_full++;
+	else if (!full)
+		log->stats.destaged_partial++;
+	spin_unlock_irq(&log->lock);
+}
+
+bool r5j_journal_pressure(struct r5j_journal *log)
+{
+	return READ_ONCE(log->used) * 2 >= log->fmt.ring_sectors;
 }
 
 /* The journal failed: parked stripes go back to fail their writes. */
@@ -335,7 +485,7 @@ static void retry_parked(struct r5j_journal *log)
 		}
 		sh = list_first_entry(&log->parked, struct r5j_stripe, log_list);
 		list_del_init(&sh->log_list);
-		err = add_stripe(log, sh, &spare, &full);
+		err = add_stripe(log, sh, &spare, &full, R5J_LOG_STRIPE);
 		if (err) {
 			list_add(&sh->log_list, &log->parked);
 		} else {
@@ -602,6 +752,15 @@ static void r5j_reclaim_thread(struct md_thread *thread)
 		flush_after_failure(conf->log);
 	else
 		do_reclaim(conf->log, false);
+	/* dirty stripes stay in the cache for one to two periods */
+	if (time_before(jiffies, conf->log->tick_at + R5J_RECLAIM_PERIOD))
+		return;
+	conf->log->tick_at = jiffies;
+	WRITE_ONCE(conf->dirty_tick, conf->dirty_tick + 1);
+	if (atomic_read(&conf->dirty_stripes)) {
+		WRITE_ONCE(conf->destage_aged, true);
+		md_wakeup_thread(thread->mddev->thread);
+	}
 }
 
 bool r5j_journal_idle(struct r5j_journal *log)
@@ -684,6 +843,7 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 	log->tail = pos;
 	log->head = r5j_ring_add(&log->fmt, pos, R5J_BLOCK_SECTORS);
 	log->used = R5J_BLOCK_SECTORS;
+	log->wb_reserved = 0;	/* every unit done: no dirty stripe left */
 	log->stats.empty_units++;
 	log->stats.reclaims++;
 	spin_unlock_irq(&log->lock);
@@ -696,11 +856,12 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 {
 	struct r5j_journal_stats st;
-	u64 used, ring, tail, head, seq;
+	u64 used, ring, tail, head, seq, wb_reserved;
 	bool failed;
 
 	spin_lock_irq(&log->lock);
 	st = log->stats;
+	wb_reserved = log->wb_reserved;
 	used = log->used;
 	ring = log->fmt.ring_sectors;
 	tail = log->tail;
@@ -717,13 +878,23 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "reclaims %llu\nspace_waits %llu\n"
 			  "recovered_transactions %llu\nreplayed_stripes %llu\n"
 			  "replayed_blocks %llu\ntail_writes %llu\n"
-			  "full_sb_updates %llu\n",
+			  "full_sb_updates %llu\n"
+			  "mode %s\ndirty_stripes %d\nwb_reserved_sectors %llu\n"
+			  "cached_writes %llu\ncached_blocks %llu\n"
+			  "destaged_full %llu\ndestaged_partial %llu\n"
+			  "destage_reads %llu\nrecovered_wb_stripes %llu\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.empty_units, st.stripes, st.data_pages,
 			  st.parity_pages, st.meta_bytes, st.reclaims,
 			  st.space_waits, st.recovered_txns,
 			  st.replayed_stripes, st.replayed_blocks,
-			  st.tail_writes, st.full_sb_updates);
+			  st.tail_writes, st.full_sb_updates,
+			  READ_ONCE(log->conf->writeback) ? "write-back" :
+			  "write-through",
+			  atomic_read(&log->conf->dirty_stripes), wb_reserved,
+			  st.cached_writes, st.cached_blocks, st.destaged_full,
+			  st.destaged_partial, st.destage_reads,
+			  st.recovered_wb_stripes);
 }
 
 int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)

@@ -35,6 +35,26 @@ void r5j_journal_exit(struct r5j_conf *conf);
  * -EIO: the journal has failed.
  */
 int r5j_journal_write_stripe(struct r5j_journal *log, struct r5j_stripe *sh);
+/*
+ * Write-back (Documentation/journal.md, section 15).  Daemon only.
+ * write_data: log the stripe's written blocks alone (no parity); -EAGAIN
+ *   if the ring has no room for them and a later parity (nothing parked).
+ * write_parity: a destage logs the parity of its dirty stripe in the room
+ *   write_data kept for it; never parks.
+ * data_stable: the data-only unit is stable (bios acknowledged): the
+ *   stripe's oldest unit with dirty data stays pinned until its destage.
+ * destaged: the members have every dirty block: unpin.
+ */
+int r5j_journal_write_data(struct r5j_journal *log, struct r5j_stripe *sh);
+int r5j_journal_write_parity(struct r5j_journal *log, struct r5j_stripe *sh);
+void r5j_journal_data_stable(struct r5j_journal *log, struct r5j_stripe *sh);
+void r5j_journal_destaged(struct r5j_journal *log, struct r5j_stripe *sh);
+bool r5j_journal_data_fits(struct r5j_journal *log, struct r5j_stripe *sh,
+			   int pages);
+void r5j_journal_count_destage(struct r5j_journal *log, int full, int reads);
+/* Ring used beyond half: dirty stripes should go to the members. */
+bool r5j_journal_pressure(struct r5j_journal *log);
+
 /* Daemon, end of a pass: send the open unit; retry parked stripes. */
 void r5j_journal_submit(struct r5j_journal *log);
 /* Daemon: the members have the stripe's logged blocks. */

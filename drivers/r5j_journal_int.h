@@ -50,6 +50,12 @@ struct r5j_journal_stats {
 	u64 recovered_txns;
 	u64 replayed_stripes;
 	u64 replayed_blocks;
+	u64 cached_writes;	/* write-back: stripes logged data only */
+	u64 cached_blocks;
+	u64 destaged_full;	/* destages that read no member */
+	u64 destaged_partial;
+	u64 destage_reads;	/* member blocks read by destages */
+	u64 recovered_wb_stripes;	/* data-only stripes destaged at assembly */
 };
 
 struct r5j_journal {
@@ -68,9 +74,11 @@ struct r5j_journal {
 	struct list_head parked;	/* stripes waiting for space */
 	bool failed;
 	bool failed_flushed;		/* reclaim thread: members flushed */
+	u64 wb_reserved;		/* sectors kept for dirty stripes' parity */
 	struct r5j_journal_stats stats;
 
 	struct md_thread *reclaim_thread;
+	unsigned long tick_at;		/* jiffies of conf->dirty_tick's last step */
 	struct bio_set bs;
 	mempool_t unit_pool;
 	mempool_t meta_pool;

@@ -39,6 +39,24 @@ bool r5j_has_failed(struct r5j_conf *conf)
 	return conf->mddev->degraded > conf->max_degraded;
 }
 
+/*
+ * Write-back: idle dirty stripes go to the members when there are too
+ * many, once dirty for a full period of the reclaim thread (5-10 s), when
+ * the journal is half full or failed, on quiesce and when write-back is
+ * switched off.
+ */
+static bool destage_more(struct r5j_conf *conf)
+{
+	bool all, aged;
+
+	if (!atomic_read(&conf->dirty_stripes))
+		return false;
+	aged = xchg(&conf->destage_aged, false);
+	all = conf->quiesce || !READ_ONCE(conf->writeback) || !conf->log ||
+	      r5j_journal_failed(conf->log) || r5j_journal_pressure(conf->log);
+	return r5j_destage_idle(conf, all, aged);
+}
+
 static void r5j_daemon(struct md_thread *thread)
 {
 	struct mddev *mddev = thread->mddev;
@@ -61,6 +79,8 @@ static void r5j_daemon(struct md_thread *thread)
 				r5j_flush_bitmap_list(conf);
 				continue;
 			}
+			if (destage_more(conf))
+				continue;
 			/* batch what this pass logged into one unit */
 			if (conf->log)
 				r5j_journal_submit(conf->log);
@@ -194,6 +214,7 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	spin_lock_init(&conf->lock);
 	INIT_LIST_HEAD(&conf->inactive);
 	INIT_LIST_HEAD(&conf->handle_list);
+	INIT_LIST_HEAD(&conf->dirty_list);
 	INIT_LIST_HEAD(&conf->bitmap_list);
 	bio_list_init(&conf->retry_reads);
 	r5j_blist_init(&conf->held);
@@ -554,7 +575,8 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 	if (test_bit(Journal, &rdev->flags)) {
 		if (!conf->log || r5j_journal_rdev(conf->log) != rdev)
 			return 0;
-		if (!r5j_journal_failed(conf->log) || conf->active_stripes)
+		if (!r5j_journal_failed(conf->log) || conf->active_stripes ||
+		    atomic_read(&conf->dirty_stripes))
 			return -EBUSY;
 		r5j_journal_exit(conf);
 		return 0;
@@ -741,7 +763,9 @@ static int r5j_start_reshape(struct mddev *mddev)
 static bool quiesced(struct r5j_conf *conf)
 {
 	return conf->active_stripes == 0 && list_empty(&conf->handle_list) &&
-	       atomic_read(&conf->aligned_reads) == 0;
+	       atomic_read(&conf->aligned_reads) == 0 &&
+	       atomic_read(&conf->dirty_stripes) ==
+	       atomic_read(&conf->stuck_stripes);
 }
 
 /*

@@ -23,9 +23,11 @@
  * recovery_mem_kb in total; a FLUSH only looks entries up.  Time: each
  * pass reads the log once plus one read per replayed block, with O(1)
  * lookups.  A journal that breaks a bound, holds a location outside the
- * array, or ends with write-back stripes (data without parity, not
- * supported yet) is refused before the first write: the array stays
- * read-only and the journal is left as it was.
+ * array, or ends with more write-back stripes (data without parity) than
+ * there is room after the log for their parity, is refused before the
+ * first write: the array stays read-only and the journal is left as it
+ * was.  Write-back stripes are destaged after the replay pass
+ * (destage_pending(), Documentation/journal.md section 15).
  *
  * Only blocks that were logged are written, so a degraded array never
  * reconstructs anything from parity that may be stale.  Replaying twice
@@ -73,6 +75,12 @@ struct rec_ctx {
 	unsigned int max_pending;
 	struct page *buf;		/* one block in flight */
 	u64 txns, stripes, blocks;
+	/* write-back: destage of data-only stripes (wb_*) */
+	struct page **pages;		/* raid_disks: the stripe */
+	struct page **old;		/* raid_disks: members' old blocks */
+	struct page *meta;
+	struct r5j_parity_work pw;
+	u64 wb_pos, wb_seq, wb_stripes;
 };
 
 static int read_log_block(void *ctx, u64 sector, void *buf)
@@ -86,6 +94,32 @@ static int read_log_block(void *ctx, u64 sector, void *buf)
 			  false))
 		return -EIO;
 	return 0;
+}
+
+/* Write @page as @member's block of stripe @sector, replacement too. */
+static void write_page(struct rec_ctx *rc, sector_t sector, int member,
+		       struct page *page)
+{
+	struct r5j_conf *conf = rc->conf;
+	struct mutex *held = &conf->mddev->reconfig_mutex;
+	struct md_rdev *rdev;
+	int i;
+
+	for (i = member; i < conf->raid_disks * 2; i += conf->raid_disks) {
+		/* the member, then its replacement (mid `mdadm --replace`) */
+		rdev = rcu_dereference_protected(*r5j_dev_slot(conf, i),
+						 lockdep_is_held(held));
+		if (!r5j_rdev_usable(rdev))
+			continue;	/* parity carries it */
+		if (!sync_page_io(rdev, sector, PAGE_SIZE, page,
+				  REQ_OP_WRITE, false)) {
+			pr_err("md/raid:%s: journal replay: write to %pg failed\n",
+			       mdname(conf->mddev), rdev->bdev);
+			md_error(conf->mddev, rdev);
+			continue;
+		}
+		rc->blocks++;
+	}
 }
 
 static struct hlist_head *rec_bucket(struct rec_ctx *rc, sector_t sector)
@@ -127,11 +161,11 @@ static struct rec_stripe *find_rec_stripe(struct rec_ctx *rc, sector_t sector,
 	return rs;
 }
 
-/* Read the page logged at ring sector @pos into rc->buf, check it again. */
-static int load_block(struct rec_ctx *rc, u64 pos, u32 csum)
+/* Read the page logged at ring sector @pos into @page, check it again. */
+static int load_page(struct rec_ctx *rc, u64 pos, u32 csum, struct page *page)
 {
 	struct r5j_journal *log = rc->log;
-	void *buf = page_address(rc->buf);
+	void *buf = page_address(page);
 
 	if (read_log_block(log, pos, buf) ||
 	    r5j_page_csum(log->fmt.seed, buf) != csum) {
@@ -142,29 +176,15 @@ static int load_block(struct rec_ctx *rc, u64 pos, u32 csum)
 	return 0;
 }
 
+static int load_block(struct rec_ctx *rc, u64 pos, u32 csum)
+{
+	return load_page(rc, pos, csum, rc->buf);
+}
+
 /* Write rc->buf as @member's block of stripe @sector, replacement too. */
 static void write_block(struct rec_ctx *rc, sector_t sector, int member)
 {
-	struct r5j_conf *conf = rc->conf;
-	struct mutex *held = &conf->mddev->reconfig_mutex;
-	struct md_rdev *rdev;
-	int i;
-
-	for (i = member; i < conf->raid_disks * 2; i += conf->raid_disks) {
-		/* the member, then its replacement (mid `mdadm --replace`) */
-		rdev = rcu_dereference_protected(*r5j_dev_slot(conf, i),
-						 lockdep_is_held(held));
-		if (!r5j_rdev_usable(rdev))
-			continue;	/* parity carries it */
-		if (!sync_page_io(rdev, sector, PAGE_SIZE, rc->buf,
-				  REQ_OP_WRITE, false)) {
-			pr_err("md/raid:%s: journal replay: write to %pg failed\n",
-			       mdname(conf->mddev), rdev->bdev);
-			md_error(conf->mddev, rdev);
-			continue;
-		}
-		rc->blocks++;
-	}
+	write_page(rc, sector, member, rc->buf);
 }
 
 /*
@@ -265,6 +285,178 @@ static int recover_txn(struct rec_ctx *rc, const struct r5j_txn *t)
 	}
 	rc->txns++;
 	return 0;
+}
+
+/* Read @member's block of stripe @sector from a device holding it. */
+static bool read_member(struct rec_ctx *rc, sector_t sector, int member,
+			struct page *page)
+{
+	struct r5j_conf *conf = rc->conf;
+	struct mutex *held = &conf->mddev->reconfig_mutex;
+	struct md_rdev *rdev;
+	int i;
+
+	for (i = member; i < conf->raid_disks * 2; i += conf->raid_disks) {
+		rdev = rcu_dereference_protected(*r5j_dev_slot(conf, i),
+						 lockdep_is_held(held));
+		if (!r5j_rdev_usable(rdev) ||
+		    !(test_bit(In_sync, &rdev->flags) ||
+		      sector + R5J_STRIPE_SECTORS <= rdev->recovery_offset))
+			continue;
+		if (sync_page_io(rdev, sector, PAGE_SIZE, page, REQ_OP_READ,
+				 false))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Write-back: a stripe whose data is logged without parity (nothing after
+ * it says it reached the members).  The members still hold the stripe as
+ * it was before that data, consistent, since a destage logs its parity
+ * before it writes a member.  So: rebuild what a missing member held from
+ * the members alone, put the logged data over it, compute parity, log the
+ * parity as a transaction of its own right after the log (stable before
+ * any member is touched: a crash from here on replays the stripe as a
+ * write-through one), then write the logged data and the parity.
+ */
+static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
+{
+	struct r5j_conf *conf = rc->conf;
+	struct r5j_journal *log = rc->log;
+	int failed[2], nfailed = 0, old_failed[2], nold = 0, i, m, err;
+	void **blocks = conf->blocks, **old = conf->rmw_data;
+	u32 csums[R5J_MAX_PARITY_PAGES];
+	struct r5j_stripe_map map;
+	bool need_old = false;
+	u64 pos, at;
+
+	r5j_stripe_parity(&conf->geom, rs->sector, &map);
+	for (m = 0; m < conf->raid_disks; m++) {
+		bool logged = rs->blocks[m].pos && m != map.pd_idx &&
+			      m != map.qd_idx;
+
+		blocks[m] = page_address(rc->pages[m]);
+		old[m] = blocks[m];
+		if (logged) {
+			err = load_page(rc, rs->blocks[m].pos - 1,
+					rs->blocks[m].csum, rc->pages[m]);
+			if (err)
+				return err;
+			old[m] = page_address(rc->old[m]);
+			continue;
+		}
+		if (read_member(rc, rs->sector, m, rc->pages[m]))
+			continue;
+		if (nfailed == conf->max_degraded)
+			goto lost;
+		failed[nfailed++] = m;
+		if (m != map.pd_idx && m != map.qd_idx)
+			need_old = true;
+	}
+	if (need_old) {
+		/* a clean data block is lost: rebuild it from the old stripe */
+		for (m = 0; m < conf->raid_disks; m++) {
+			if (old[m] == blocks[m])
+				continue;
+			if (!read_member(rc, rs->sector, m, rc->old[m])) {
+				if (nold + nfailed == conf->max_degraded)
+					goto lost;
+				old_failed[nold++] = m;
+			}
+		}
+		for (i = 0; i < nfailed; i++)
+			old_failed[nold++] = failed[i];
+		if (r5j_recover(&conf->geom, &map, old, old_failed, nold,
+				&rc->pw))
+			goto lost;
+	}
+	r5j_compute_parity(&conf->geom, &map, blocks, &rc->pw);
+
+	/* the parity transaction, pages first, each FUA, then its meta */
+	pos = rc->wb_pos;
+	for (i = 0; i < conf->max_degraded; i++) {
+		m = i ? map.qd_idx : map.pd_idx;
+		csums[i] = r5j_page_csum(log->fmt.seed, blocks[m]);
+		at = r5j_ring_add(&log->fmt, pos,
+				  (u64)(i + 1) * R5J_BLOCK_SECTORS);
+		if (!sync_page_io(log->rdev, at, PAGE_SIZE, rc->pages[m],
+				  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
+			return -EIO;
+	}
+	r5j_meta_init(page_address(rc->meta), pos, rc->wb_seq);
+	r5j_meta_add_parity(page_address(rc->meta), rs->sector, csums,
+			    conf->max_degraded);
+	r5j_meta_seal(page_address(rc->meta), log->fmt.seed);
+	if (!sync_page_io(log->rdev, pos, PAGE_SIZE, rc->meta,
+			  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
+		return -EIO;
+	rc->wb_pos = r5j_ring_add(&log->fmt, pos,
+				  (u64)(conf->max_degraded + 1) *
+				  R5J_BLOCK_SECTORS);
+	rc->wb_seq++;
+
+	for (m = 0; m < conf->raid_disks; m++)
+		if (m == map.pd_idx || m == map.qd_idx || old[m] != blocks[m])
+			write_page(rc, rs->sector, m, rc->pages[m]);
+	rc->wb_stripes++;
+	return 0;
+lost:
+	pr_err("md/raid:%s: journal: write-back stripe %llu: too many members unreadable to destage it\n",
+	       mdname(conf->mddev), (unsigned long long)rs->sector);
+	return -EIO;
+}
+
+/* After the replay: destage every data-only stripe left (write-back). */
+static int destage_pending(struct rec_ctx *rc)
+{
+	struct r5j_conf *conf = rc->conf;
+	struct rec_stripe *rs;
+	struct hlist_node *tmp;
+	unsigned int b;
+	int err, i;
+
+	rc->pages = kcalloc(conf->raid_disks, sizeof(*rc->pages), GFP_KERNEL);
+	rc->old = kcalloc(conf->raid_disks, sizeof(*rc->old), GFP_KERNEL);
+	rc->pw.slots = kcalloc(R5J_PARITY_SLOTS(conf->raid_disks),
+			       sizeof(void *), GFP_KERNEL);
+	rc->meta = alloc_page(GFP_KERNEL);
+	err = -ENOMEM;
+	if (!rc->pages || !rc->old || !rc->pw.slots || !rc->meta)
+		goto out;
+	for (i = 0; i < conf->raid_disks; i++) {
+		rc->pages[i] = alloc_page(GFP_KERNEL);
+		rc->old[i] = alloc_page(GFP_KERNEL);
+		if (!rc->pages[i] || !rc->old[i])
+			goto out;
+	}
+	/* the daemon's scratch: no stripe is handled before start ends */
+	rc->pw.zero = conf->pw.zero;
+	rc->pw.spare[0] = conf->pw.spare[0];
+	rc->pw.spare[1] = conf->pw.spare[1];
+	err = 0;
+	for (b = 0; b < (1U << REC_HASH_BITS) && !err; b++) {
+		hlist_for_each_entry_safe(rs, tmp, &rc->hash[b], node) {
+			cond_resched();
+			err = destage_rec_stripe(rc, rs);
+			if (err)
+				break;
+			free_rec_stripe(rc, rs);
+		}
+	}
+out:
+	for (i = 0; rc->pages && i < conf->raid_disks; i++)
+		if (rc->pages[i])
+			put_page(rc->pages[i]);
+	for (i = 0; rc->old && i < conf->raid_disks; i++)
+		if (rc->old[i])
+			put_page(rc->old[i]);
+	kfree(rc->pages);
+	kfree(rc->old);
+	kfree(rc->pw.slots);
+	if (rc->meta)
+		put_page(rc->meta);
+	return err;
 }
 
 static void drop_pending(struct rec_ctx *rc)
@@ -380,17 +572,28 @@ int r5j_journal_recover(struct r5j_journal *log)
 	}
 	if (err)
 		goto out;
-	if (rc.nr_pending) {
-		/* write-back data without parity: needs the cache issue */
-		pr_err("md/raid:%s: journal holds %u write-back stripes without parity; raid5j cannot recover them yet: assemble with raid456\n",
+	if (rc.nr_pending &&
+	    (u64)rc.nr_pending * (rc.conf->max_degraded + 1) *
+	    R5J_BLOCK_SECTORS + R5J_BLOCK_SECTORS + scan.walked >
+	    log->fmt.ring_sectors) {
+		/*
+		 * each write-back stripe's parity goes after the log, then
+		 * the new empty unit: the room run time kept for them
+		 */
+		pr_err("md/raid:%s: journal holds %u write-back stripes without parity and no room after the log for their parity: refused, nothing written\n",
 		       mdname(mddev), rc.nr_pending);
-		err = -EOPNOTSUPP;
+		err = -ENOSPC;
 		goto out;
 	}
 	end_pos = scan.pos;
 	end_seq = scan.seq;
 
-	/* pass 2: the same walk, writing */
+	/*
+	 * pass 2: the same walk, writing, from an empty table: an entry
+	 * left by pass 1 (a write-back stripe at the log's end) would be
+	 * replayed with an earlier PARITY of its stripe
+	 */
+	drop_pending(&rc);
 	rc.replay = true;
 	err = recover_pass(&rc, &scan);
 	if (!err && (scan.pos != end_pos || scan.seq != end_seq)) {
@@ -406,6 +609,16 @@ int r5j_journal_recover(struct r5j_journal *log)
 			err = -EIO;
 		goto out;
 	}
+	rc.wb_pos = scan.pos;
+	rc.wb_seq = scan.seq;
+	if (rc.nr_pending) {
+		err = destage_pending(&rc);
+		if (err)
+			goto out;
+		pr_info("md/raid:%s: journal: destaged %llu write-back stripes (data without parity)\n",
+			mdname(mddev), rc.wb_stripes);
+		log->stats.recovered_wb_stripes = rc.wb_stripes;
+	}
 
 	pr_info("md/raid:%s: journal: recovered %llu transactions, replayed %llu stripes (%llu blocks); log ended at sector %llu seq %llu (%s)\n",
 		mdname(mddev), rc.txns, rc.stripes, rc.blocks,
@@ -419,8 +632,8 @@ int r5j_journal_recover(struct r5j_journal *log)
 	 * the old log may go on right after the end found, so no seq derived
 	 * from it is safe.  A random one chains on to nothing.
 	 */
-	err = new_log(log, scan.pos, scan.tail_reset ? get_random_u32() :
-		      scan.seq + R5J_SEQ_JUMP);
+	err = new_log(log, rc.wb_pos, scan.tail_reset ? get_random_u32() :
+		      rc.wb_seq + R5J_SEQ_JUMP);
 out:
 	drop_pending(&rc);
 	kvfree(rc.hash);

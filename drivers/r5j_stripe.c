@@ -19,6 +19,8 @@ static void free_stripe(struct r5j_stripe *sh, int disks)
 	for (i = 0; i < disks; i++) {
 		if (sh->dev[i].page)
 			put_page(sh->dev[i].page);
+		if (sh->dev[i].orig)
+			put_page(sh->dev[i].orig);
 		kfree(sh->dev[i].io);
 		kfree(sh->dev[i].rio);
 	}
@@ -72,6 +74,7 @@ static void init_stripe(struct r5j_conf *conf, struct r5j_stripe *sh,
 	sh->failed_io = 0;
 	sh->write_stage = R5J_W_IDLE;
 	sh->unit = NULL;
+	sh->dirty_unit = NULL;
 	r5j_stripe_parity(&conf->geom, sector, &sh->map);
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
@@ -165,6 +168,10 @@ int r5j_cache_init(struct r5j_conf *conf)
 
 void r5j_cache_free(struct r5j_conf *conf)
 {
+	/* stripes a destage could not finish: the journal still has them */
+	spin_lock_irq(&conf->lock);
+	list_splice_init(&conf->dirty_list, &conf->inactive);
+	spin_unlock_irq(&conf->lock);
 	if (conf->hash)
 		WARN_ON(!shrink_to(conf, 0));
 	kfree(conf->hash);
@@ -253,6 +260,11 @@ void r5j_release_stripe(struct r5j_stripe *sh)
 			list_add_tail(&sh->lru, &conf->handle_list);
 			set_bit(R5J_STRIPE_ON_LIST, &sh->state);
 			wake_daemon = true;
+		} else if (test_bit(R5J_STRIPE_DIRTY, &sh->state)) {
+			/* not reusable before its destage */
+			list_add_tail(&sh->lru, &conf->dirty_list);
+			if (conf->quiesce)
+				wake_up(&conf->wait_quiesce);
 		} else {
 			list_add(&sh->lru, &conf->inactive);
 			wake_up(&conf->wait_for_stripe);
@@ -287,4 +299,50 @@ struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf)
 int r5j_active_stripes(struct r5j_conf *conf)
 {
 	return READ_ONCE(conf->active_stripes);
+}
+
+/* Chunk-aligned reads: is the stripe at @sector cached with dirty blocks? */
+bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector)
+{
+	struct r5j_stripe *sh;
+	bool dirty;
+
+	spin_lock_irq(&conf->lock);
+	sh = lookup(conf, sector);
+	dirty = sh && test_bit(R5J_STRIPE_DIRTY, &sh->state);
+	spin_unlock_irq(&conf->lock);
+	return dirty;
+}
+
+/*
+ * Daemon: hand idle dirty stripes to the handle list for destage, oldest
+ * first: all of them (@all), those above a quarter of the cache, and
+ * (@aged) those dirty since before the reclaim thread's last period.
+ * Returns true if any was queued.
+ */
+bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged)
+{
+	unsigned int tick = READ_ONCE(conf->dirty_tick);
+	int over = atomic_read(&conf->dirty_stripes) -
+		(all ? 0 : conf->max_nr_stripes / 4);
+	struct r5j_stripe *sh, *tmp;
+	bool queued = false;
+
+	spin_lock_irq(&conf->lock);
+	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
+		/* kept for the journal's recovery (degraded, part 1) */
+		if (test_bit(R5J_STRIPE_STUCK, &sh->state))
+			continue;
+		if (over <= 0 && !(aged && tick - sh->dirty_tick >= 2))
+			continue;
+		list_del_init(&sh->lru);
+		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+		set_bit(R5J_STRIPE_ON_LIST, &sh->state);
+		list_add_tail(&sh->lru, &conf->handle_list);
+		queued = true;
+		over--;
+	}
+	spin_unlock_irq(&conf->lock);
+	return queued;
 }

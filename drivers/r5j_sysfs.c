@@ -3,6 +3,7 @@
  * raid5j array attributes in /sys/block/mdX/md/: the raid456 names users
  * and mdadm know, plus raid5j_stats for what the engine did.
  */
+#include <linux/moduleparam.h>
 #include <linux/kernel.h>
 #include <linux/sysfs.h>
 #include "r5j.h"
@@ -113,26 +114,65 @@ static ssize_t journal_mode_show(struct mddev *mddev, char *page)
 	spin_lock(&mddev->lock);
 	conf = mddev->private;
 	if (conf && conf->log)
-		ret = sysfs_emit(page, "[write-through] write-back\n");
+		ret = sysfs_emit(page, READ_ONCE(conf->writeback) ?
+				 "write-through [write-back]\n" :
+				 "[write-through] write-back\n");
 	spin_unlock(&mddev->lock);
 	return ret;
 }
 
+/*
+ * Write-back is experimental in part 1 (Documentation/journal.md, section
+ * 15): refused unless this parameter is set.
+ */
+static bool writeback_experimental;
+module_param(writeback_experimental, bool, 0644);
+MODULE_PARM_DESC(writeback_experimental,
+		 "allow journal_mode write-back (experimental, default off)");
+
 static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
 				  size_t len)
 {
-	struct r5j_conf *conf = mddev->private;
+	struct r5j_conf *conf;
+	bool wb;
+	int err;
 
-	if (!conf || !conf->log)
-		return -ENODEV;
 	if (sysfs_streq(page, "write-through"))
-		return len;
-	if (sysfs_streq(page, "write-back")) {
-		pr_warn("md/raid:%s: write-back journal mode is not supported by raid5j yet\n",
+		wb = false;
+	else if (sysfs_streq(page, "write-back"))
+		wb = true;
+	else
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !conf->log) {
+		err = -ENODEV;
+	} else if (wb && !READ_ONCE(writeback_experimental)) {
+		pr_warn("md/raid:%s: write-back journal mode is experimental in raid5j: set the module parameter writeback_experimental=1 to use it\n",
 			mdname(mddev));
-		return -EOPNOTSUPP;
+		err = -EOPNOTSUPP;
+	} else if (wb && (r5j_journal_failed(conf->log) ||
+			  !md_is_rdwr(mddev))) {
+		pr_warn("md/raid:%s: write-back needs a read-write array and a working journal\n",
+			mdname(mddev));
+		err = -EINVAL;
+	} else if (wb != READ_ONCE(conf->writeback)) {
+		WRITE_ONCE(conf->writeback, wb);
+		if (!wb) {
+			/*
+			 * The suspend's quiesce destages every dirty stripe
+			 * and waits for it.
+			 */
+			mddev_suspend(mddev);
+			mddev_resume(mddev);
+		}
+		pr_info("md/raid:%s: journal mode %s\n", mdname(mddev),
+			wb ? "write-back" : "write-through");
 	}
-	return -EINVAL;
+	mddev_unlock(mddev);
+	return err ?: len;
 }
 
 static struct md_sysfs_entry r5j_journal_mode =

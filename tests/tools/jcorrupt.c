@@ -38,6 +38,12 @@
  *	           and PARITY at 0xfffffffffffffff8: a location that wraps
  *	unaligned  DATA at array sector 4 and PARITY at stripe 4
  *	data-only  N DATA payloads for N distinct stripes, never parity
+ *	wb-restage stripe 0 of a zeroed RAID4/5 with 3+ data members: DATA
+ *	           of data member A (tag 4000) with its PARITY, then in the
+ *	           next transaction DATA of data member C alone (tag 4001): a
+ *	           write-back stripe destaged once and dirty again; prints
+ *	           "restage A SA C SC clean B SB" (member, array sector; B
+ *	           never written)
  *	flush      N meta blocks of FLUSH payloads, 507 stripes each
  *	Prints "crafted KIND txns T pages P stripes S end POS seq SEQ".
  *   jcorrupt canary JOURNAL CUT MEMBER...
@@ -732,6 +738,29 @@ static int cmd_craft(const char *path, const char *kind, const char *ns)
 			stripes++;
 		}
 		craft_commit(&cr);
+	} else if (!strcmp(kind, "wb-restage")) {
+		int m[3], nm = 0;
+
+		if (j.geom.level == 6)
+			die("wb-restage: RAID4/5 only");
+		r5j_stripe_parity(&j.geom, 0, &map);
+		for (dd = 0; dd < j.geom.raid_disks && nm < 3; dd++)
+			if (dd != map.pd_idx)
+				m[nm++] = dd;
+		if (nm < 3)
+			die("wb-restage: needs three data members");
+		craft_begin(&cr);
+		craft_data(&cr, r5j_array_sector_of(&j.geom, 0, m[0]), 4000);
+		craft_parity_xor(&cr, 0, 1);
+		craft_commit(&cr);
+		craft_begin(&cr);
+		craft_data(&cr, r5j_array_sector_of(&j.geom, 0, m[2]), 4001);
+		craft_commit(&cr);
+		stripes = 1;
+		printf("restage %d %llu %d %llu clean %d %llu\n",
+		       m[0], (ull)r5j_array_sector_of(&j.geom, 0, m[0]),
+		       m[2], (ull)r5j_array_sector_of(&j.geom, 0, m[2]),
+		       m[1], (ull)r5j_array_sector_of(&j.geom, 0, m[1]));
 	} else if (!strcmp(kind, "flush")) {
 		for (i = 0; i < n; i++) {
 			craft_begin(&cr);

@@ -28,6 +28,12 @@
 # writes and crashes and who recovers: raid5j's journal recovered by raid456
 # and the reverse (t-journal-interop-*).
 #
+# JMODE=write-back switches the journal to write-back after each boot-1
+# assembly (raid5j: writeback_experimental=1 first) and checks that
+# journal_mode shows it: writes are acknowledged from the log, and the
+# members lag behind (t-journal-wb-powercut).  Boot 2 always assembles in
+# md's default mode (write-through): recovery must destage what was dirty.
+#
 # JOURNAL=0 runs the control: no journal.  Then boot 2 must refuse the
 # dirty degraded start; with --force it starts, and the write hole may show
 # (the report says whether the checker caught it: it can fail).
@@ -39,6 +45,7 @@
 
 CYCLES=${CYCLES:-3}
 JOURNAL=${JOURNAL:-1}
+JMODE=${JMODE:-write-through}
 LEVEL=${LEVEL:-5}		# 6: five members, P and Q logged
 if [ "$LEVEL" = 6 ]; then
 	MEMBERS="d0 d1 d2 d3 d4" NMEMBERS=5 DATA_DISKS=3
@@ -82,6 +89,7 @@ for cycle in $(seq 1 "$CYCLES"); do
 		--kill-after "$(printf '%d.%03d' $((kill_ms / 1000)) $((kill_ms % 1000)))" \
 		--env BLOCKS="$BLOCKS" --env STRIPE_BLOCKS=$STRIPE_BLOCKS \
 		--env GEN_BASE=$((cycle * 1000000000)) --env JOURNAL="$JOURNAL" \
+		--env JMODE="$JMODE" \
 		--env MEMBERS="$MEMBERS" - $MEMBERS j <<'EOF'
 . /test/guest-lib.sh
 load_personality
@@ -89,6 +97,14 @@ J=
 [ "$JOURNAL" = 1 ] && J=$(disk j)
 run mdadm --assemble /dev/md0 $(disks $MEMBERS) $J
 [ -e /dev/md0 ] || fail "no md0"
+if [ "$JMODE" = write-back ]; then
+	p=/sys/module/raid5j/parameters/writeback_experimental
+	[ -e $p ] && echo 1 > $p
+	echo write-back > /sys/block/md0/md/journal_mode ||
+		fail "journal_mode write-back refused"
+	grep -q '\[write-back\]' /sys/block/md0/md/journal_mode ||
+		fail "journal_mode: $(cat /sys/block/md0/md/journal_mode)"
+fi
 mark writing
 /test/stamp write /dev/md0 "$BLOCKS" "$STRIPE_BLOCKS" 8 60 "$R5J_RESULT_PORT" "$GEN_BASE"
 fail "the writer ran to its end: the power cut did not come"

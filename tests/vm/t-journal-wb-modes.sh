@@ -1,0 +1,92 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-journal-wb-modes: write-back mode on a running RAID5 (4 x 32 MiB, 16K
+# chunk, 8 MiB journal), what a user relies on:
+#   1. raid5j: write-back refused unless writeback_experimental=1; then
+#      journal_mode shows "write-through [write-back]";
+#   2. 512 KiB written with O_DIRECT; while stripes are dirty (raid5j:
+#      journal_stats dirty_stripes > 0, members not yet written) the data
+#      reads back right through chunk-aligned O_DIRECT reads (the bypass
+#      must not read a member's older block) and through 4 KiB reads;
+#   3. fio with verification (random 4K..64K writes) in write-back;
+#   4. switching back to write-through returns once every dirty stripe is
+#      on the members (raid5j: dirty_stripes 0 right after the switch);
+#      "check" then counts mismatch_cnt 0;
+#   5. stop (clean: raid5j leaves one empty unit) and assemble without one
+#      member: the data written in 2 reads back from members and parity.
+# ~1 minute.
+
+. "$(dirname "$0")/lib.sh"
+
+vm_disks 32M d0 d1 d2 d3
+vm_disk j 8M
+vm_boot --timeout 300 - d0 d1 d2 d3 j <<'EOF2' || vm_fail "boot"
+. /test/guest-lib.sh
+load_personality
+M=$(disks d0 d1 d2 d3)
+run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
+	--assume-clean --write-journal=$(disk j) $M
+JM=/sys/block/md0/md/journal_mode
+stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/journal_stats; }
+
+if [ "$PERSONALITY" = raid5j ]; then
+	echo 0 > /sys/module/raid5j/parameters/writeback_experimental
+	echo write-back > $JM 2>/dev/null && fail "write-back accepted without writeback_experimental"
+	grep -q '\[write-through\]' $JM || fail "journal_mode: $(cat $JM)"
+	echo 1 > /sys/module/raid5j/parameters/writeback_experimental
+fi
+echo write-back > $JM || fail "write-back refused"
+expect_eq "$(cat $JM)" "write-through [write-back]" "journal_mode"
+pass "write-back on"
+
+# 2: dirty data read back through the aligned-read bypass
+dd if=/dev/urandom of=/tmp/pat bs=64K count=8 2>/dev/null
+run dd if=/tmp/pat of=/dev/md0 bs=64K oflag=direct conv=fsync
+if [ "$PERSONALITY" = raid5j ]; then
+	d=$(stat dirty_stripes)
+	say "dirty_stripes after the write: $d, cached_writes $(stat cached_writes)"
+	[ "${d:-0}" -gt 0 ] || fail "no dirty stripe after a write-back write"
+	ar0=$(awk '$1 == "aligned_reads" { print $2 }' /sys/block/md0/md/raid5j_stats)
+fi
+run dd if=/dev/md0 of=/tmp/rd16 bs=16K count=32 iflag=direct
+cmp /tmp/pat /tmp/rd16 || fail "chunk-aligned reads returned other data than was written"
+run dd if=/dev/md0 of=/tmp/rd4 bs=4K count=128 iflag=direct
+cmp /tmp/pat /tmp/rd4 || fail "4K reads returned other data than was written"
+if [ "$PERSONALITY" = raid5j ]; then
+	ar1=$(awk '$1 == "aligned_reads" { print $2 }' /sys/block/md0/md/raid5j_stats)
+	say "aligned reads bypassing the cache meanwhile: $((ar1 - ar0)); dirty_stripes now $(stat dirty_stripes)"
+fi
+pass "dirty data read back"
+
+# 3: verified random writes in write-back
+fio_verify wb /dev/md0 --rw=randwrite --bsrange=4k-64k --size=16M \
+	--offset=1M --iodepth=8 --numjobs=1
+pass "fio verify in write-back"
+
+# 4: back to write-through: every dirty stripe destaged first
+run dd if=/tmp/pat of=/dev/md0 bs=64K oflag=direct seek=320
+echo write-through > $JM || fail "write-through refused"
+expect_eq "$(cat $JM)" "[write-through] write-back" "journal_mode"
+if [ "$PERSONALITY" = raid5j ]; then
+	expect_eq "$(stat dirty_stripes)" 0 "dirty stripes after the switch"
+	say "$(grep -E 'cached|destage' /sys/block/md0/md/journal_stats | tr '\n' ' ')"
+fi
+echo check > /sys/block/md0/md/sync_action
+wait_sync /dev/md0
+expect_eq "$(cat /sys/block/md0/md/mismatch_cnt)" 0 "mismatch_cnt after the switch"
+pass "switch to write-through"
+
+# 5: clean stop, degraded assembly: members and parity hold the data
+run mdadm --stop /dev/md0
+run mdadm --assemble --run /dev/md0 $(disks_but d2 d0 d1 d2 d3) $(disk j)
+run dd if=/dev/md0 of=/tmp/rd bs=64K count=8 iflag=direct
+cmp /tmp/pat /tmp/rd || fail "data lost after stop and degraded assembly"
+run dd if=/dev/md0 of=/tmp/rd bs=64K count=8 skip=320 iflag=direct
+cmp /tmp/pat /tmp/rd || fail "data written before the switch lost"
+fio_verify wb /dev/md0 --rw=randwrite --bsrange=4k-64k --size=16M \
+	--offset=1M --iodepth=8 --numjobs=1 --verify_only
+run mdadm --stop /dev/md0
+scan_dmesg || fail "kernel complained"
+pass "stop, degraded assembly, data intact"
+EOF2
