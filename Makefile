@@ -81,8 +81,9 @@ unit:
 	fi
 
 # One or more VM scenarios by name (T="a b"); all of them when T is empty.
+# They boot the kernel built for (KVER=6.12: Debian's 6.12).
 vm: module
-	$(CURDIR)/tests/vm/run.sh $(T)
+	KVER=$(KVER) $(CURDIR)/tests/vm/run.sh $(T)
 
 check:
 	@$(CURDIR)/tests/run-all.sh
