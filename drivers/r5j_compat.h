@@ -246,6 +246,22 @@ static inline bool r5j_remove_synchronized(struct md_rdev *rdev)
 #endif
 }
 
+/*
+ * Quiesce and restart the personality with reconfig_mutex held: every
+ * stripe out and idle once.  6.1 does it through a suspend; 6.12 may not
+ * suspend under reconfig_mutex, and its suspend would not quiesce.
+ */
+static inline void r5j_quiesce_cycle(struct mddev *mddev)
+{
+#ifdef R5J_HAVE_SUSPEND_UNLOCKED
+	mddev->pers->quiesce(mddev, 1);
+	mddev->pers->quiesce(mddev, 0);
+#else
+	mddev_suspend(mddev);
+	mddev_resume(mddev);
+#endif
+}
+
 /* r5j_compat.c */
 int r5j_set_queue_limits(struct mddev *mddev, unsigned int io_min,
 			 unsigned int io_opt, unsigned int max_hw_sectors);
