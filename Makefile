@@ -6,17 +6,22 @@
 #
 #   make                    build raid5j.ko for the Debian 6.1 kernel and r5jtool
 #   make W=1 | V=1          passed through to kbuild
-#   make KVER=6.1.0-57-amd64 | KDIR=/path/to/headers
+#   make KVER=6.1.0-57-amd64 | KVER=6.12 | KDIR=/path/to/headers
 #   make check              deps, module, unit tests, VM suite
 #   make vm T="create-assemble fio-verify" PERSONALITY=raid456
 #   make demo
 #   make bench [QUICK=1] [BENCH=basic] [LEVEL=6] [DISKS=N]  raid5j vs raid456
 #   make fuzz [FUZZ_SECONDS=60] [FUZZ_TARGETS="bounds replay"]  libFuzzer, ASan/UBSan
 #
-# The target kernel is Debian's 6.1 (linux-image-6.1.*-amd64), never the
-# host's running kernel: `uname -r` is not used.
+# The target kernel is Debian's 6.1 (linux-image-6.1.*-amd64) or, with
+# KVER=6.12, its 6.12 (linux-image-6.12.*+deb12-amd64); never the host's
+# running kernel: `uname -r` is not used.
 
 KVER ?= $(shell $(CURDIR)/scripts/kver.sh --headers 2>/dev/null)
+# A bare series (KVER=6.1, KVER=6.12) means its newest installed kernel.
+ifneq ($(filter 6.1 6.12,$(KVER)),)
+override KVER := $(shell $(CURDIR)/scripts/kver.sh --headers $(KVER) 2>/dev/null)
+endif
 KVER := $(KVER)
 KDIR ?= /lib/modules/$(KVER)/build
 
@@ -36,7 +41,7 @@ all: module tools
 
 kver:
 	@if [ -z "$(KVER)" ]; then \
-		echo "error: no Debian 6.1 kernel headers installed (run: make deps)" >&2; \
+		echo "error: no Debian 6.1/6.12 kernel headers installed (run: make deps)" >&2; \
 		exit 1; \
 	fi
 	@if [ ! -e "$(KDIR)/Makefile" ]; then \
@@ -76,8 +81,9 @@ unit:
 	fi
 
 # One or more VM scenarios by name (T="a b"); all of them when T is empty.
+# They boot the kernel built for (KVER=6.12: Debian's 6.12).
 vm: module
-	$(CURDIR)/tests/vm/run.sh $(T)
+	KVER=$(KVER) $(CURDIR)/tests/vm/run.sh $(T)
 
 check:
 	@$(CURDIR)/tests/run-all.sh

@@ -34,6 +34,7 @@
 #include <linux/mempool.h>
 #include <linux/workqueue.h>
 #include "md.h"
+#include "r5j_compat.h"
 #include "raid5j/layout.h"
 #include "raid5j/parity.h"
 

@@ -15,7 +15,6 @@
  */
 #include <linux/highmem.h>
 #include "raid5j/parity.h"
-#include "md-bitmap.h"
 #include "r5j.h"
 #include "r5j_journal.h"
 
@@ -546,8 +545,8 @@ static void end_write_part(struct r5j_stripe *sh, struct r5j_bref *ref,
 
 	if (!ok)
 		bi->bi_status = BLK_STS_IOERR;
-	md_bitmap_endwrite(conf->mddev->bitmap, sh->sector, R5J_STRIPE_SECTORS,
-			   ok && !test_bit(R5J_STRIPE_DEGRADED, &sh->state), 0);
+	r5j_bitmap_endwrite(conf->mddev, sh->sector, R5J_STRIPE_SECTORS,
+			    ok && !test_bit(R5J_STRIPE_DEGRADED, &sh->state));
 	md_write_end(conf->mddev);
 	if (test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags)) {
 		spin_lock_irqsave(&conf->lock, flags);
@@ -1532,7 +1531,7 @@ void r5j_flush_bitmap_list(struct r5j_conf *conf)
 		return;
 
 	seq = atomic64_read(&conf->bm_write_seq);
-	md_bitmap_unplug(conf->mddev->bitmap);
+	r5j_bitmap_unplug(conf->mddev);
 	WRITE_ONCE(conf->bm_flush_seq, seq);
 
 	list_for_each_entry_safe(sh, tmp, &list, lru) {

@@ -684,7 +684,7 @@ static void do_reclaim(struct r5j_journal *log, bool locked)
 		return;
 	if (!locked && !mddev_trylock(mddev)) {
 		/* someone reconfigures; try again shortly */
-		log->reclaim_thread->timeout = HZ / 10;
+		r5j_thread(&log->reclaim_thread)->timeout = HZ / 10;
 		return;
 	}
 	spin_lock_irq(&log->lock);
@@ -900,6 +900,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 {
 	struct mddev *mddev = conf->mddev;
+	struct md_thread *thread;
 	struct r5j_journal *log;
 	int err;
 
@@ -956,13 +957,13 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	log->empty_page = alloc_page(GFP_KERNEL);
 	if (!log->empty_page)
 		goto fail;
-	log->reclaim_thread = md_register_thread(r5j_reclaim_thread, mddev,
-						 "reclaim");
-	if (!log->reclaim_thread) {
+	thread = md_register_thread(r5j_reclaim_thread, mddev, "reclaim");
+	if (!thread) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	log->reclaim_thread->timeout = R5J_RECLAIM_PERIOD;
+	thread->timeout = R5J_RECLAIM_PERIOD;
+	r5j_thread_set(&log->reclaim_thread, thread);
 	conf->log = log;
 	return 0;
 fail:
@@ -982,7 +983,7 @@ void r5j_journal_exit(struct r5j_conf *conf)
 
 	if (!log)
 		return;
-	md_unregister_thread(&log->reclaim_thread);
+	r5j_unregister_thread(log->mddev, &log->reclaim_thread);
 	if (log->failed)
 		flush_after_failure(log);	/* removed before it ran */
 	list_for_each_entry_safe(unit, tmp, &log->units, list) {

@@ -77,7 +77,7 @@ struct r5j_journal {
 	u64 wb_reserved;		/* sectors kept for dirty stripes' parity */
 	struct r5j_journal_stats stats;
 
-	struct md_thread *reclaim_thread;
+	R5J_MD_THREAD(reclaim_thread);
 	unsigned long tick_at;		/* jiffies of conf->dirty_tick's last step */
 	struct bio_set bs;
 	mempool_t unit_pool;

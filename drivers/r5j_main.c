@@ -9,7 +9,6 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/raid/pq.h>
-#include "md-bitmap.h"
 #include "r5j.h"
 #include "r5j_sysfs.h"
 #include "r5j_journal.h"
@@ -298,8 +297,9 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 		goto abort;
 
 	snprintf(pers_name, sizeof(pers_name), "raid%d", mddev->level);
-	mddev->thread = md_register_thread(r5j_daemon, mddev, pers_name);
-	if (!mddev->thread) {
+	r5j_thread_set(&mddev->thread,
+		       md_register_thread(r5j_daemon, mddev, pers_name));
+	if (!r5j_thread(&mddev->thread)) {
 		err = -ENOMEM;
 		goto abort;
 	}
@@ -330,25 +330,14 @@ static sector_t r5j_size(struct mddev *mddev, sector_t sectors, int raid_disks)
 	return sectors * (raid_disks - parity);
 }
 
-static void set_queue_limits(struct mddev *mddev, struct r5j_conf *conf)
+/* no discard or write-zeroes: blocks must not change behind parity's back */
+static int set_queue_limits(struct mddev *mddev, struct r5j_conf *conf)
 {
-	struct request_queue *q = mddev->queue;
 	unsigned int chunk_bytes = mddev->chunk_sectors << 9;
-	struct md_rdev *rdev;
 
-	if (!q)
-		return;
-	blk_queue_io_min(q, chunk_bytes);
-	blk_queue_io_opt(q, chunk_bytes * conf->data_disks);
-	q->limits.raid_partial_stripes_expensive = 1;
-	rdev_for_each(rdev, mddev)
-		disk_stack_limits(mddev->gendisk, rdev->bdev,
-				  rdev->data_offset << 9);
-	/* blocks must not change behind parity's back */
-	blk_queue_max_discard_sectors(q, 0);
-	blk_queue_max_write_zeroes_sectors(q, 0);
-	blk_queue_max_hw_sectors(q, R5J_MAX_REQ_STRIPES * R5J_STRIPE_SECTORS);
-	blk_queue_max_segments(q, USHRT_MAX);
+	return r5j_set_queue_limits(mddev, chunk_bytes,
+				    chunk_bytes * conf->data_disks,
+				    R5J_MAX_REQ_STRIPES * R5J_STRIPE_SECTORS);
 }
 
 static int r5j_run(struct mddev *mddev)
@@ -357,13 +346,13 @@ static int r5j_run(struct mddev *mddev)
 	struct r5j_conf *conf;
 	int err;
 
-	if (mddev_init_writes_pending(mddev) < 0)
+	if (r5j_init_writes_pending(mddev) < 0)
 		return -ENOMEM;
 	err = refuse_unsupported(mddev);
 	if (err)
 		return err;
 
-	if (mddev->recovery_cp != MaxSector)
+	if (r5j_resync_offset(mddev) != MaxSector)
 		pr_notice("md/raid:%s: not clean -- starting background reconstruction\n",
 			  mdname(mddev));
 
@@ -385,7 +374,7 @@ static int r5j_run(struct mddev *mddev)
 	mddev->dev_sectors &= ~((sector_t)mddev->chunk_sectors - 1);
 	mddev->resync_max_sectors = mddev->dev_sectors;
 
-	if (mddev->degraded > 0 && mddev->recovery_cp != MaxSector) {
+	if (mddev->degraded > 0 && r5j_resync_offset(mddev) != MaxSector) {
 		if (mddev->ok_start_degraded) {
 			pr_crit("md/raid:%s: starting dirty degraded array - data corruption possible.\n",
 				mdname(mddev));
@@ -400,7 +389,7 @@ static int r5j_run(struct mddev *mddev)
 		err = r5j_journal_init(conf, journal_dev);
 		if (err)
 			goto abort;
-		if (mddev->recovery_cp == MaxSector)
+		if (r5j_resync_offset(mddev) == MaxSector)
 			set_bit(MD_JOURNAL_CLEAN, &mddev->flags);
 	} else if (test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
 		pr_warn("md/raid:%s: journal disk is missing, force array readonly\n",
@@ -409,17 +398,20 @@ static int r5j_run(struct mddev *mddev)
 		set_disk_ro(mddev->gendisk, 1);
 	}
 
+	err = set_queue_limits(mddev, conf);
+	if (err)
+		goto abort;
+
 	pr_info("md/raid:%s: raid level %d active with %d out of %d devices, algorithm %d\n",
 		mdname(mddev), mddev->level, mddev->raid_disks - mddev->degraded,
 		mddev->raid_disks, mddev->layout);
 
 	r5j_sysfs_register(mddev);
 	md_set_array_sectors(mddev, r5j_size(mddev, 0, 0));
-	set_queue_limits(mddev, conf);
 	return 0;
 
 abort:
-	md_unregister_thread(&mddev->thread);
+	r5j_unregister_thread(mddev, &mddev->thread);
 	r5j_journal_exit(conf);
 	free_conf(conf);
 	mddev->private = NULL;
@@ -604,7 +596,7 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 	     rcu_access_pointer(p->replacement) == rdev))
 		return -EBUSY;
 	RCU_INIT_POINTER(*slot, NULL);
-	if (!test_bit(RemoveSynchronized, &rdev->flags)) {
+	if (!r5j_remove_synchronized(rdev)) {
 		synchronize_rcu();
 		if (atomic_read(&rdev->nr_pending)) {
 			/* lost a race with new I/O: try again later */
@@ -703,7 +695,12 @@ static int r5j_resize(struct mddev *mddev, sector_t sectors)
 	if (mddev->external_size && mddev->array_sectors > newsize)
 		return -EINVAL;
 	if (journal && sectors < mddev->dev_sectors) {
-		mddev_suspend(mddev);
+		err = r5j_suspend(mddev);
+		if (err) {
+			pr_err("md/raid:%s: not shrinking: this kernel cannot quiesce the array from a component_size write; use mdadm --grow --size\n",
+			       mdname(mddev));
+			return err;
+		}
 		suspended = true;
 		if (conf->log && !r5j_journal_empty(conf->log)) {
 			pr_err("md/raid:%s: not shrinking: the journal still holds stripes\n",
@@ -713,14 +710,14 @@ static int r5j_resize(struct mddev *mddev, sector_t sectors)
 		}
 	}
 	if (mddev->bitmap) {
-		err = md_bitmap_resize(mddev->bitmap, sectors, 0, 0);
+		err = r5j_bitmap_resize(mddev, sectors);
 		if (err)
 			goto out;
 	}
 	md_set_array_sectors(mddev, newsize);
 	if (sectors > mddev->dev_sectors &&
-	    mddev->recovery_cp > mddev->dev_sectors) {
-		mddev->recovery_cp = mddev->dev_sectors;
+	    r5j_resync_offset(mddev) > mddev->dev_sectors) {
+		r5j_resync_offset(mddev) = mddev->dev_sectors;
 		set_bit(MD_RECOVERY_NEEDED, &mddev->recovery);
 	}
 	mddev->dev_sectors = sectors;
@@ -732,7 +729,7 @@ static int r5j_resize(struct mddev *mddev, sector_t sectors)
 	}
 out:
 	if (suspended)
-		mddev_resume(mddev);
+		r5j_resume(mddev);
 	return err;
 }
 
@@ -832,7 +829,7 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 		.hot_add_disk	= r5j_hot_add,			\
 		.hot_remove_disk = r5j_hot_remove,		\
 		.spare_active	= r5j_spare_active,		\
-		.sync_request	= r5j_sync_request,		\
+		R5J_COMPAT_OPS,					\
 		.resize		= r5j_resize,			\
 		.size		= r5j_size,			\
 		.quiesce	= r5j_quiesce,			\

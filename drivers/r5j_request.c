@@ -9,7 +9,6 @@
  * optimal array skip the stripe cache and go straight to the member.
  */
 #include <linux/blkdev.h>
-#include "md-bitmap.h"
 #include "r5j.h"
 #include "r5j_journal.h"
 
@@ -56,8 +55,7 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 		 * stripes, so md_bitmap_resize() never swaps the counters
 		 * under a write it has counted (see design.md).
 		 */
-		md_bitmap_startwrite(mddev->bitmap, dev_sector,
-				     R5J_STRIPE_SECTORS, 0);
+		r5j_bitmap_startwrite(mddev, dev_sector, R5J_STRIPE_SECTORS);
 		bm_seq = atomic64_inc_return(&conf->bm_write_seq);
 	}
 	dev = &sh->dev[dd_idx];
@@ -275,7 +273,7 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 		bio_io_error(bi);
 		return true;
 	}
-	if (!md_write_start(mddev, bi))
+	if (!r5j_write_start(mddev, bi))
 		return false;
 
 	if (unlikely(bio_op(bi) == REQ_OP_DISCARD ||
@@ -324,11 +322,11 @@ sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 	if (sector_nr >= max_sector) {
 		/* finished or aborted: close the bitmap's sync window */
 		if (mddev->curr_resync < max_sector)
-			md_bitmap_end_sync(mddev->bitmap, mddev->curr_resync,
-					   &sync_blocks, 1);
+			r5j_bitmap_end_sync(mddev, mddev->curr_resync,
+					    &sync_blocks);
 		else
 			conf->fullsync = false;
-		md_bitmap_close_sync(mddev->bitmap);
+		r5j_bitmap_close_sync(mddev);
 		return 0;
 	}
 
@@ -340,13 +338,13 @@ sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 	}
 	if (!test_bit(MD_RECOVERY_REQUESTED, &mddev->recovery) &&
 	    !conf->fullsync &&
-	    !md_bitmap_start_sync(mddev->bitmap, sector_nr, &sync_blocks, 1) &&
+	    !r5j_bitmap_start_sync(mddev, sector_nr, &sync_blocks, true) &&
 	    sync_blocks >= R5J_STRIPE_SECTORS) {
 		/* the bitmap says this region is clean */
 		*skipped = 1;
 		return sync_blocks & ~(sector_t)(R5J_STRIPE_SECTORS - 1);
 	}
-	md_bitmap_cond_end_sync(mddev->bitmap, sector_nr, false);
+	r5j_bitmap_cond_end_sync(mddev, sector_nr, false);
 
 	sh = r5j_get_stripe(conf, sector_nr, R5J_GET_NOBLOCK);
 	if (!sh) {
@@ -364,8 +362,7 @@ sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 			still_degraded = true;
 	}
 	rcu_read_unlock();
-	md_bitmap_start_sync(mddev->bitmap, sector_nr, &sync_blocks,
-			     still_degraded);
+	r5j_bitmap_start_sync(mddev, sector_nr, &sync_blocks, still_degraded);
 
 	set_bit(R5J_STRIPE_SYNC, &sh->state);
 	set_bit(R5J_STRIPE_HANDLE, &sh->state);

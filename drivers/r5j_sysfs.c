@@ -162,11 +162,10 @@ static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
 		WRITE_ONCE(conf->writeback, wb);
 		if (!wb) {
 			/*
-			 * The suspend's quiesce destages every dirty stripe
+			 * The quiesce destages every dirty stripe
 			 * and waits for it.
 			 */
-			mddev_suspend(mddev);
-			mddev_resume(mddev);
+			r5j_quiesce_cycle(mddev);
 		}
 		pr_info("md/raid:%s: journal mode %s\n", mdname(mddev),
 			wb ? "write-back" : "write-through");

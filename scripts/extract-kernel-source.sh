@@ -7,11 +7,12 @@
 #
 # PATHs are relative to the top of the kernel tree (drivers/md/md.h, ...) and
 # land flat in OUTDIR.  Only those tar members are read out of
-# /usr/src/linux-source-6.1.tar.xz (tar stops at the last one wanted).
-# OUTDIR/.source-version records the linux-source-6.1 package version; a
+# /usr/src/linux-source-SERIES.tar.xz (tar stops at the last one wanted),
+# SERIES being KVER's kernel series (6.1 or 6.12, scripts/kver.sh --series).
+# OUTDIR/.source-version records the linux-source-SERIES package version; a
 # cache made from another version is thrown away and extracted again.
 #
-# Refuses to run when the linux-source-6.1 package version differs from the
+# Refuses to run when the linux-source-SERIES package version differs from the
 # linux-headers-KVER package version: md.h is private to the kernel, so a
 # module built from a mismatching md.h may corrupt memory at run time.
 
@@ -23,18 +24,21 @@ die() { echo "extract-kernel-source: error: $*" >&2; exit 1; }
 kver=$1 out=$2
 shift 2
 
-tarball=/usr/src/linux-source-6.1.tar.xz
-top=linux-source-6.1
+series=$("$(dirname "$0")/kver.sh" --series "$kver") ||
+	die "cannot tell the kernel series of '$kver'"
+src=linux-source-$series
+tarball=/usr/src/$src.tar.xz
+top=$src
 
-src_ver=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null) || src_ver=
+src_ver=$(dpkg-query -W -f='${Version}' "$src" 2>/dev/null) || src_ver=
 hdr_ver=$(dpkg-query -W -f='${Version}' "linux-headers-$kver" 2>/dev/null) || hdr_ver=
 [ -n "$src_ver" ] && [ -f "$tarball" ] ||
-	die "linux-source-6.1 is not installed (run: make deps)"
+	die "$src is not installed (run: make deps)"
 [ -n "$hdr_ver" ] ||
 	die "linux-headers-$kver is not installed (run: make deps)"
 [ "$src_ver" = "$hdr_ver" ] ||
-	die "linux-source-6.1 is version $src_ver but linux-headers-$kver is $hdr_ver;
-  install the matching source: apt-get install linux-source-6.1=$hdr_ver"
+	die "$src is version $src_ver but linux-headers-$kver is $hdr_ver;
+  install the matching source: apt-get install $src=$hdr_ver"
 
 have_all() {
 	local p
@@ -45,7 +49,7 @@ have_all() {
 }
 have_all "$@" && exit 0
 
-echo "  EXTRACT $* (linux-source-6.1 $src_ver)"
+echo "  EXTRACT $* ($src $src_ver)"
 mkdir -p "$(dirname "$out")"
 tmp=$(mktemp -d "${out%/}.tmp.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

@@ -7,6 +7,9 @@
 #   unit    make -C tests/unit run (when that directory has a Makefile)
 #   vm      tests/vm/run.sh: the VM scenarios of tests/vm/ci-scenarios
 #           (every t-*.sh with R5J_VM_ALL=1), PERSONALITY (raid5j)
+#   vm-6.12 scripts/vm-kernel-check.sh 6.12: raid5j.ko built for Debian's
+#           6.12 kernel, the core set tests/vm/ci-scenarios-6.12 booted on
+#           it; R5J_VM_612=none skips it
 #   debug-core  scripts/debug-kernel-check.sh --core: t-debug-faults,
 #           t-create-assemble, t-fail-rebuild on the debug kernel (built
 #           once, ~10 min); R5J_DEBUG_LANE=none skips it
@@ -92,6 +95,15 @@ if [ -n "$build_ok" ]; then
 		# shellcheck disable=SC2046
 		step vm env VM_TIMEOUT_SCALE="$vm_scale" "$root/tests/vm/run.sh" $(grep -v '^#' "$root/tests/vm/ci-scenarios")
 	fi
+fi
+
+# The core set on Debian's 6.12 kernel (its own module build, under
+# build/kver-6.12/).
+if [ -n "$build_ok" ]; then
+	case "${R5J_VM_612:-core}" in
+	none) echo "==== vm-6.12: skipped (R5J_VM_612=none)" ;;
+	*) step vm-6.12 "$root/scripts/vm-kernel-check.sh" 6.12 ;;
+	esac
 fi
 
 # The core scenarios again on the debug kernel (KASAN, lockdep, kmemleak,

@@ -43,7 +43,9 @@
 #   vm_fail MSG                  print "FAIL <test>: MSG" and exit 1
 #   vm_stamp                     build tests/tools/stamp.c as $STAMP, into the guest
 #
-# Environment: PERSONALITY (raid5j|raid456, default raid5j), KVER, R5J_KO,
+# Environment: PERSONALITY (raid5j|raid456, default raid5j), KVER (the
+# kernel to boot: a release, or 6.1 / 6.12 for the newest of a series;
+# default the newest 6.1; R5J_KO must be built for it), R5J_KO,
 # VM_FILES (host files copied into the guest's /test/),
 # VM_TIMEOUT, VM_MEM, VM_SMP, VM_CACHE, VM_DRIVE_OPTS (every disk of every
 # boot, e.g. for benchmarks), VM_APPEND (kernel command line), V=1 (console
@@ -166,10 +168,13 @@ _vm_kernel() {
 _vm_setup_done=
 _vm_setup() {
 	[ -n "$_vm_setup_done" ] && return 0
-	if [ -z "${KVER:-}" ]; then
-		KVER=$("$R5J_ROOT/scripts/kver.sh" --image) ||
-			vm_fail "no Debian 6.1 kernel image installed (make deps)"
-	fi
+	case ${KVER:-} in
+	'') KVER=$("$R5J_ROOT/scripts/kver.sh" --image) ||
+		vm_fail "no Debian 6.1 kernel image installed (make deps)" ;;
+	6.1 | 6.12)	# a series: its newest kernel
+		KVER=$("$R5J_ROOT/scripts/kver.sh" --image "$KVER") ||
+			vm_fail "no Debian $KVER kernel image installed (make deps)" ;;
+	esac
 	[ -n "${VM_KERNEL:-}" ] || _vm_kernel
 	[ -r "$VM_KERNEL" ] || vm_fail "$VM_KERNEL not readable"
 	command -v "$VM_QEMU" >/dev/null || vm_fail "$VM_QEMU not installed (make deps)"

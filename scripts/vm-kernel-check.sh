@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The VM scenarios on another Debian kernel series than the default 6.1:
+#
+#   scripts/vm-kernel-check.sh SERIES [NAME...]
+#
+# SERIES is 6.12 (Debian 12's linux-image-6.12.*+deb12-amd64 from
+# bookworm-security, Debian 13's kernel).  It builds raid5j.ko for the newest
+# installed kernel of that series in build/kver-SERIES/module/ (a copy of the
+# sources: the tree's own raid5j.ko stays the 6.1 one), then runs
+# tests/vm/run.sh on that kernel with everything under build/kver-SERIES/:
+# the scenarios named, or those listed in tests/vm/ci-scenarios-SERIES
+# (R5J_MDADM_SUITE=1: and t-mdadm-suite).
+# PERSONALITY=raid456 runs them on that kernel's raid456.  The last line is
+# run.sh's "N passed, N failed"; a build failure counts as one failed test.
+
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+series=${1:-}
+[ -n "$series" ] || { echo "usage: $0 SERIES [NAME...]" >&2; exit 2; }
+shift
+
+fail_build() {
+	echo "vm-kernel-check: $*" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+
+KVER=$("$root/scripts/kver.sh" --both "$series") ||
+	fail_build "no Debian $series kernel with image and headers installed (make deps)"
+export KVER
+export R5J_BUILD=$root/build/kver-$series
+mkdir -p "$R5J_BUILD"
+t0=$(date +%s)
+
+# md's private headers of that very kernel (version-checked)
+make --no-print-directory -C "$root" KVER="$KVER" md-headers ||
+	fail_build "md headers for $KVER"
+mdhdr=$root/build/md-headers/$KVER
+
+mod=$R5J_BUILD/module
+rm -rf "$mod"
+mkdir -p "$mod"
+cp -a Kbuild drivers include "$mod/"
+find "$mod" \( -name '*.o' -o -name '*.cmd' -o -name '*.ko' -o -name '.*.cmd' \) -delete
+echo "vm-kernel-check: building raid5j.ko for $KVER"
+make -C "/lib/modules/$KVER/build" M="$mod" R5J_MDHDR="$mdhdr" modules \
+	> "$R5J_BUILD/module.log" 2>&1 || {
+	tail -n 30 "$R5J_BUILD/module.log"
+	fail_build "raid5j.ko did not build for $KVER"
+}
+export R5J_KO=$mod/raid5j.ko
+t1=$(date +%s)
+
+tests=("$@")
+if [ ${#tests[@]} -eq 0 ]; then
+	list=$root/tests/vm/ci-scenarios-$series
+	[ -f "$list" ] || fail_build "$list missing"
+	mapfile -t tests < <(grep -v -e '^#' -e '^[[:space:]]*$' "$list")
+	# long tier: mdadm's core tier next to this kernel's raid456
+	[ "${R5J_MDADM_SUITE:-0}" = 1 ] && tests+=(t-mdadm-suite)
+fi
+echo "vm-kernel-check: kernel $KVER, personality ${PERSONALITY:-raid5j}, module $((t1 - t0)) s"
+"$root/tests/vm/run.sh" "${tests[@]}"
+rc=$?
+echo "vm-kernel-check: scenarios $(($(date +%s) - t1)) s"
+exit $rc
