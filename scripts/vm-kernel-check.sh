@@ -11,7 +11,7 @@
 # sources: the tree's own raid5j.ko stays the 6.1 one), then runs
 # tests/vm/run.sh on that kernel with everything under build/kver-SERIES/:
 # the scenarios named, or those listed in tests/vm/ci-scenarios-SERIES
-# (R5J_MDADM_SUITE=1: and t-mdadm-suite).
+# (t-mdadm-suite, mdadm's core tier, is one of them).
 # PERSONALITY=raid456 runs them on that kernel's raid456.  The last line is
 # run.sh's "N passed, N failed"; a build failure counts as one failed test.
 
@@ -60,8 +60,6 @@ if [ ${#tests[@]} -eq 0 ]; then
 	list=$root/tests/vm/ci-scenarios-$series
 	[ -f "$list" ] || fail_build "$list missing"
 	mapfile -t tests < <(grep -v -e '^#' -e '^[[:space:]]*$' "$list")
-	# long tier: mdadm's core tier next to this kernel's raid456
-	[ "${R5J_MDADM_SUITE:-0}" = 1 ] && tests+=(t-mdadm-suite)
 fi
 echo "vm-kernel-check: kernel $KVER, personality ${PERSONALITY:-raid5j}, module $((t1 - t0)) s"
 "$root/tests/vm/run.sh" "${tests[@]}"
