@@ -134,6 +134,32 @@ declare -A refused
 } > "$out/table.txt"	# not a pipe: the arrays above must survive
 cat "$out/table.txt"
 
+# A test that failed under raid5j only runs once more under raid5j, in a
+# boot of its own.  mdadm's bitmap tests (05r5-internalbitmap,
+# 05r5-bitmapfile) count dirty bits some seconds after their writes, with
+# md's bitmap daemon clearing them every second: on a loaded machine that
+# count falls under their threshold for either personality (seen
+# 2026-12-05: raid5j 188 and 311 dirty where 400 are needed, at load ~6;
+# both passed in the runs before and after).  A second failure is a
+# regression; a pass on the retry is reported, not hidden.
+if [ ${#bad[@]} -gt 0 ]; then
+	name=$VM_TEST.raid5j-retry
+	: > "$BUILD/vm-logs/$name.log"
+	VM_TEST=$name VM_LOG=$BUILD/vm-logs/$name.log \
+		"$suite/run-personality.sh" raid5j "$out/raid5j-retry" \
+		"$tarball" "${bad[@]}" > "$out/raid5j-retry.run.log" 2>&1
+	still=()
+	for t in "${bad[@]}"; do
+		if [ -z "${refused[$t]+x}" ] &&
+		   [ "$(get raid5j-retry "$t" 2)" = pass ]; then
+			echo "note: $t failed under raid5j ($(get raid5j "$t" 4)), passed when run again: timing, not a regression"
+		else
+			still+=("$t")
+		fi
+	done
+	bad=("${still[@]}")
+fi
+
 for t in "${ref_fail[@]}"; do
 	echo "note: $t does not pass under raid456 either: $(get raid456 "$t" 4)"
 done
