@@ -40,6 +40,9 @@ tests=("$@")
 
 export R5J_BUILD=$root/build/debug
 export VM_TIMEOUT_SCALE=${VM_TIMEOUT_SCALE:-4}
+# One debug guest at a time (R5J_DEBUG_JOBS): two of them beside other
+# VMs stalled one in early boot, before md ran (2026-12-05, APIC calibration).
+export R5J_VM_JOBS=${R5J_DEBUG_JOBS:-1}
 # qemu's ACPI _PRT method runs into ACPICA's 30 s loop timeout on this
 # kernel (KASAN + lockdep, TCG): PCI interrupts routed from the MP table.
 # The MP table also gives the IO-APIC (CONFIG_X86_MPPARSE), without which
