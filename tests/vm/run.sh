@@ -61,6 +61,18 @@ run_one() {
 	echo "$rc $(($(date +%s) - start))" > "$logdir/$name.status"
 }
 
+# kernel_splat LOG: the first kernel Oops/BUG/WARNING of LOG with what
+# follows it (RIP, Code, Call Trace), so that a CI log, which keeps only
+# this summary, shows where the kernel stopped and not just that it did.
+kernel_splat() {
+	local first
+	first=$(grep -anE 'Oops|BUG:|kernel BUG|WARNING:|general protection fault' \
+		"$1" | head -n 1 | cut -d: -f1)
+	[ -n "$first" ] || return 0
+	echo "    --- first kernel report in $1 (line $first) ---"
+	tail -n +$((first > 10 ? first - 10 : 1)) "$1" | head -n 60 | sed 's/^/    /'
+}
+
 # report_one NAME: print and count the result run_one left.
 report_one() {
 	local name=$1 log=$logdir/$1.log rc secs
@@ -77,6 +89,7 @@ report_one() {
 	else
 		echo "FAIL $name (${secs}s)"
 		grep -aE "^(  guest: )?FAIL " "$log" | sed 's/^/    /' | head -n 10
+		kernel_splat "$log"
 		echo "    --- last 25 lines of $log ---"
 		tail -n 25 "$log" | sed 's/^/    /'
 		failed=$((failed + 1))
