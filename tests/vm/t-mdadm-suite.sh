@@ -135,13 +135,10 @@ declare -A refused
 cat "$out/table.txt"
 
 # A test that failed under raid5j only runs once more under raid5j, in a
-# boot of its own.  mdadm's bitmap tests (05r5-internalbitmap,
-# 05r5-bitmapfile) count dirty bits some seconds after their writes, with
-# md's bitmap daemon clearing them every second: on a loaded machine that
-# count falls under their threshold for either personality (seen
-# 2026-12-05: raid5j 188 and 311 dirty where 400 are needed, at load ~6;
-# both passed in the runs before and after).  A second failure is a
-# regression; a pass on the retry is reported, not hidden.
+# boot of its own: a timing-dependent test (as mdadm's bitmap tests were
+# before prepare.sh applied mdadm's upstream fix) gets a second chance.  A
+# second failure is a regression; a pass on the retry is reported, not
+# hidden.
 if [ ${#bad[@]} -gt 0 ]; then
 	name=$VM_TEST.raid5j-retry
 	: > "$BUILD/vm-logs/$name.log"
