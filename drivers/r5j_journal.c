@@ -132,9 +132,12 @@ static void submit_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
 {
 	struct bio *bio = unit->bio;
 	u64 ring = log->fmt.ring_sectors;
+	bool wb = READ_ONCE(log->conf->writeback);
 
+	r5j_meta_set_writeback(page_address(unit->meta), wb);
 	r5j_meta_seal(page_address(unit->meta), log->fmt.seed);
 	spin_lock_irq(&log->lock);
+	log->wb_logged = wb;
 	unit->state = R5J_UNIT_IO;
 	log->stats.units++;
 	log->stats.meta_bytes += r5j_meta_size(page_address(unit->meta));
@@ -793,12 +796,15 @@ bool r5j_journal_empty(struct r5j_journal *log)
 int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq)
 {
 	struct page *page = log->empty_page;
+	bool wb = READ_ONCE(log->conf->writeback);
 
 	r5j_meta_init(page_address(page), pos, seq);
+	r5j_meta_set_writeback(page_address(page), wb);
 	r5j_meta_seal(page_address(page), log->fmt.seed);
 	if (!sync_page_io(log->rdev, pos, PAGE_SIZE, page,
 			  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
 		return -EIO;
+	log->wb_logged = wb;
 	return 0;
 }
 
@@ -822,9 +828,11 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 		}
 	}
 	if (log->failed ||
-	    (list_empty(&log->units) && log->used == R5J_BLOCK_SECTORS)) {
+	    (list_empty(&log->units) && log->used == R5J_BLOCK_SECTORS &&
+	     log->wb_logged == READ_ONCE(log->conf->writeback))) {
+		/* failed, or already one empty unit recording the mode */
 		spin_unlock_irq(&log->lock);
-		return;		/* failed, or already one empty unit */
+		return;
 	}
 	pos = log->head;
 	seq = log->seq;

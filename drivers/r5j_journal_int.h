@@ -75,6 +75,7 @@ struct r5j_journal {
 	bool failed;
 	bool failed_flushed;		/* reclaim thread: members flushed */
 	u64 wb_reserved;		/* sectors kept for dirty stripes' parity */
+	bool wb_logged;			/* mode the newest meta block records */
 	struct r5j_journal_stats stats;
 
 	R5J_MD_THREAD(reclaim_thread);
