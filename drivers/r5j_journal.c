@@ -445,6 +445,16 @@ void r5j_journal_count_destage(struct r5j_journal *log, int full, int reads)
 	spin_unlock_irq(&log->lock);
 }
 
+/* An rmw destage computed its parity, @saved member reads fewer than rcw. */
+void r5j_journal_count_rmw(struct r5j_journal *log, int saved)
+{
+	spin_lock_irq(&log->lock);
+	log->stats.destaged_partial++;
+	log->stats.destaged_rmw++;
+	log->stats.destage_reads_saved += saved;
+	spin_unlock_irq(&log->lock);
+}
+
 bool r5j_journal_pressure(struct r5j_journal *log)
 {
 	return READ_ONCE(log->used) * 2 >= log->fmt.ring_sectors;
@@ -890,7 +900,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "mode %s\ndirty_stripes %d\nwb_reserved_sectors %llu\n"
 			  "cached_writes %llu\ncached_blocks %llu\n"
 			  "destaged_full %llu\ndestaged_partial %llu\n"
-			  "destage_reads %llu\nrecovered_wb_stripes %llu\n",
+			  "destage_reads %llu\nrecovered_wb_stripes %llu\n"
+			  "destaged_rmw %llu\ndestage_reads_saved %llu\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.empty_units, st.stripes, st.data_pages,
 			  st.parity_pages, st.meta_bytes, st.reclaims,
@@ -902,7 +913,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  atomic_read(&log->conf->dirty_stripes), wb_reserved,
 			  st.cached_writes, st.cached_blocks, st.destaged_full,
 			  st.destaged_partial, st.destage_reads,
-			  st.recovered_wb_stripes);
+			  st.recovered_wb_stripes, st.destaged_rmw,
+			  st.destage_reads_saved);
 }
 
 int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)

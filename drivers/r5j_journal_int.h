@@ -56,6 +56,8 @@ struct r5j_journal_stats {
 	u64 destaged_partial;
 	u64 destage_reads;	/* member blocks read by destages */
 	u64 recovered_wb_stripes;	/* data-only stripes destaged at assembly */
+	u64 destaged_rmw;	/* of destaged_partial: rmw */
+	u64 destage_reads_saved;	/* member reads rmw saved over rcw */
 };
 
 struct r5j_journal {
