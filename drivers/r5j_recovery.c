@@ -691,6 +691,7 @@ int r5j_journal_start(struct r5j_conf *conf)
 		 * overwrite it.
 		 */
 		conf->log->failed = true;
+		WRITE_ONCE(conf->writeback, false);	/* set_mode()'s */
 		mddev->ro = 1;
 		set_disk_ro(mddev->gendisk, 1);
 		pr_crit("md/raid:%s: journal recovery failed (%d): array is read-only, the journal is left as it was\n",
