@@ -1152,6 +1152,19 @@ static bool stuck_work(struct r5j_stripe *sh)
 	return false;
 }
 
+static void put_orig(struct r5j_stripe *sh)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->raid_disks; i++) {
+		clear_bit(R5J_ORIG_UPTODATE, &sh->dev[i].flags);
+		if (sh->dev[i].orig) {
+			put_page(sh->dev[i].orig);
+			sh->dev[i].orig = NULL;
+		}
+	}
+}
+
 /*
  * Degraded destage: a member lost since the stripe became dirty held a
  * clean data block.  The members still hold the old stripe, consistent
@@ -1201,13 +1214,88 @@ static int rebuild_clean(struct r5j_stripe *sh, struct r5j_state *s)
 	for (i = 0; i < s->failed && i < 2; i++)
 		if (!test_bit(R5J_DIRTY, &sh->dev[s->failed_num[i]].flags))
 			set_bit(R5J_UPTODATE, &sh->dev[s->failed_num[i]].flags);
+	put_orig(sh);
+	return 0;
+}
+
+/*
+ * rmw destage, when it reads fewer member blocks than rcw (a few dirty
+ * blocks in a wide stripe): the members' old blocks of the dirty ones
+ * (into dev->orig, the page keeps the new data) and the old parity; P/Q
+ * lose the old data and take the new.  The members hold the old stripe
+ * consistently (rule 7), so old parity and old data match.  Optimal
+ * stripes only.  0: parity computed; 1: reads in flight; -1: use rcw.
+ */
+static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	void **data = conf->rmw_data;
+	int i, rmw_reads = 0, rcw_reads = 0, reads = 0, rmw_cost = 0;
+	void *p, *q;
+
+	if (!conf->rmw_ok || s->failed)
+		return -1;
 	for (i = 0; i < conf->raid_disks; i++) {
-		clear_bit(R5J_ORIG_UPTODATE, &sh->dev[i].flags);
-		if (sh->dev[i].orig) {
-			put_page(sh->dev[i].orig);
-			sh->dev[i].orig = NULL;
+		struct r5j_dev *dev = &sh->dev[i];
+
+		if (r5j_is_parity(sh, i)) {
+			rmw_reads += !test_bit(R5J_UPTODATE, &dev->flags);
+			rmw_cost++;	/* stale since the stripe became dirty */
+		} else if (test_bit(R5J_DIRTY, &dev->flags)) {
+			rmw_reads += !test_bit(R5J_ORIG_UPTODATE, &dev->flags);
+			rmw_cost++;
+		} else {
+			rcw_reads += !test_bit(R5J_UPTODATE, &dev->flags);
 		}
 	}
+	if (rmw_reads >= rcw_reads)
+		return -1;
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+		bool parity = r5j_is_parity(sh, i);
+
+		if (parity ? test_bit(R5J_UPTODATE, &dev->flags) :
+		    (!test_bit(R5J_DIRTY, &dev->flags) ||
+		     test_bit(R5J_ORIG_UPTODATE, &dev->flags)))
+			continue;
+		if (!parity && !dev->orig) {
+			dev->orig = alloc_page(GFP_NOIO);
+			if (!dev->orig)
+				break;	/* nothing read yet for it: rcw */
+		}
+		if (!submit_block(sh, i, REQ_OP_READ,
+				  parity ? 0 : R5J_IO_ORIG)) {
+			/* a member failed since analyse_stripe(): look again */
+			set_bit(R5J_STRIPE_HANDLE, &sh->state);
+			return 1;
+		}
+		reads++;
+	}
+	if (reads) {
+		if (conf->log)
+			r5j_journal_count_destage(conf->log, -1, reads);
+		return 1;
+	}
+	if (i < conf->raid_disks)
+		return -1;	/* no page for an old block: rcw */
+
+	p = page_address(sh->dev[sh->map.pd_idx].page);
+	q = sh->map.qd_idx >= 0 ? page_address(sh->dev[sh->map.qd_idx].page) :
+		NULL;
+	for (i = 0; i < conf->raid_disks; i++)
+		data[i] = (!r5j_is_parity(sh, i) &&
+			   test_bit(R5J_DIRTY, &sh->dev[i].flags)) ?
+			page_address(sh->dev[i].orig) : NULL;
+	if (r5j_parity_rmw(&conf->geom, &sh->map, data, p, q, &conf->pw))
+		return -1;	/* not touched: rmw_ok said it works */
+	for (i = 0; i < conf->raid_disks; i++)
+		if (data[i])
+			data[i] = page_address(sh->dev[i].page);
+	r5j_parity_rmw(&conf->geom, &sh->map, data, p, q, &conf->pw);
+	put_orig(sh);
+	/* what rcw would read now, less what this rmw read */
+	if (conf->log)
+		r5j_journal_count_rmw(conf->log, max(rcw_reads - rmw_cost, 0));
 	return 0;
 }
 
@@ -1238,8 +1326,16 @@ static bool destage(struct r5j_stripe *sh, struct r5j_state *s)
 		break;
 	}
 
-	/* rcw: every clean data block, the dirty ones are in the cache */
 	set_bit(R5J_STRIPE_DESTAGE, &sh->state);
+	switch (destage_rmw(sh, s)) {
+	case 0:
+		goto computed;
+	case 1:
+		return true;
+	}
+	put_orig(sh);	/* an rmw given up: its old blocks must not linger */
+
+	/* rcw: every clean data block, the dirty ones are in the cache */
 	bitmap_zero(want, conf->raid_disks);
 	reads = 0;
 	full = true;
@@ -1259,6 +1355,7 @@ static bool destage(struct r5j_stripe *sh, struct r5j_state *s)
 	compute_parity(sh);
 	if (conf->log)
 		r5j_journal_count_destage(conf->log, full, 0);
+computed:
 	if (conf->log && !r5j_journal_failed(conf->log)) {
 		sh->write_stage = R5J_W_LOGGING;
 		if (!r5j_journal_write_parity(conf->log, sh))

@@ -132,9 +132,12 @@ static void submit_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
 {
 	struct bio *bio = unit->bio;
 	u64 ring = log->fmt.ring_sectors;
+	bool wb = READ_ONCE(log->conf->writeback);
 
+	r5j_meta_set_writeback(page_address(unit->meta), wb);
 	r5j_meta_seal(page_address(unit->meta), log->fmt.seed);
 	spin_lock_irq(&log->lock);
+	log->wb_logged = wb;
 	unit->state = R5J_UNIT_IO;
 	log->stats.units++;
 	log->stats.meta_bytes += r5j_meta_size(page_address(unit->meta));
@@ -439,6 +442,16 @@ void r5j_journal_count_destage(struct r5j_journal *log, int full, int reads)
 		log->stats.destaged_full++;
 	else if (!full)
 		log->stats.destaged_partial++;
+	spin_unlock_irq(&log->lock);
+}
+
+/* An rmw destage computed its parity, @saved member reads fewer than rcw. */
+void r5j_journal_count_rmw(struct r5j_journal *log, int saved)
+{
+	spin_lock_irq(&log->lock);
+	log->stats.destaged_partial++;
+	log->stats.destaged_rmw++;
+	log->stats.destage_reads_saved += saved;
 	spin_unlock_irq(&log->lock);
 }
 
@@ -793,12 +806,15 @@ bool r5j_journal_empty(struct r5j_journal *log)
 int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq)
 {
 	struct page *page = log->empty_page;
+	bool wb = READ_ONCE(log->conf->writeback);
 
 	r5j_meta_init(page_address(page), pos, seq);
+	r5j_meta_set_writeback(page_address(page), wb);
 	r5j_meta_seal(page_address(page), log->fmt.seed);
 	if (!sync_page_io(log->rdev, pos, PAGE_SIZE, page,
 			  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
 		return -EIO;
+	log->wb_logged = wb;
 	return 0;
 }
 
@@ -822,9 +838,11 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 		}
 	}
 	if (log->failed ||
-	    (list_empty(&log->units) && log->used == R5J_BLOCK_SECTORS)) {
+	    (list_empty(&log->units) && log->used == R5J_BLOCK_SECTORS &&
+	     log->wb_logged == READ_ONCE(log->conf->writeback))) {
+		/* failed, or already one empty unit recording the mode */
 		spin_unlock_irq(&log->lock);
-		return;		/* failed, or already one empty unit */
+		return;
 	}
 	pos = log->head;
 	seq = log->seq;
@@ -882,7 +900,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "mode %s\ndirty_stripes %d\nwb_reserved_sectors %llu\n"
 			  "cached_writes %llu\ncached_blocks %llu\n"
 			  "destaged_full %llu\ndestaged_partial %llu\n"
-			  "destage_reads %llu\nrecovered_wb_stripes %llu\n",
+			  "destage_reads %llu\nrecovered_wb_stripes %llu\n"
+			  "destaged_rmw %llu\ndestage_reads_saved %llu\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.empty_units, st.stripes, st.data_pages,
 			  st.parity_pages, st.meta_bytes, st.reclaims,
@@ -894,7 +913,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  atomic_read(&log->conf->dirty_stripes), wb_reserved,
 			  st.cached_writes, st.cached_blocks, st.destaged_full,
 			  st.destaged_partial, st.destage_reads,
-			  st.recovered_wb_stripes);
+			  st.recovered_wb_stripes, st.destaged_rmw,
+			  st.destage_reads_saved);
 }
 
 int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)

@@ -52,6 +52,7 @@ void r5j_journal_destaged(struct r5j_journal *log, struct r5j_stripe *sh);
 bool r5j_journal_data_fits(struct r5j_journal *log, struct r5j_stripe *sh,
 			   int pages);
 void r5j_journal_count_destage(struct r5j_journal *log, int full, int reads);
+void r5j_journal_count_rmw(struct r5j_journal *log, int saved);
 /* Ring used beyond half: dirty stripes should go to the members. */
 bool r5j_journal_pressure(struct r5j_journal *log);
 

@@ -56,6 +56,8 @@ struct r5j_journal_stats {
 	u64 destaged_partial;
 	u64 destage_reads;	/* member blocks read by destages */
 	u64 recovered_wb_stripes;	/* data-only stripes destaged at assembly */
+	u64 destaged_rmw;	/* of destaged_partial: rmw */
+	u64 destage_reads_saved;	/* member reads rmw saved over rcw */
 };
 
 struct r5j_journal {
@@ -75,6 +77,7 @@ struct r5j_journal {
 	bool failed;
 	bool failed_flushed;		/* reclaim thread: members flushed */
 	u64 wb_reserved;		/* sectors kept for dirty stripes' parity */
+	bool wb_logged;			/* mode the newest meta block records */
 	struct r5j_journal_stats stats;
 
 	R5J_MD_THREAD(reclaim_thread);

@@ -41,6 +41,7 @@
 #include <linux/slab.h>
 #include "raid5j/bounds.h"
 #include "r5j_journal_int.h"
+#include "r5j_sysfs.h"
 
 /*
  * Budget for the stripes a recovery tracks at once (entries of a few
@@ -81,6 +82,7 @@ struct rec_ctx {
 	struct page *meta;
 	struct r5j_parity_work pw;
 	u64 wb_pos, wb_seq, wb_stripes;
+	bool wb_mode;			/* the log's last meta block: write-back */
 };
 
 static int read_log_block(void *ctx, u64 sector, void *buf)
@@ -387,6 +389,7 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 	r5j_meta_init(page_address(rc->meta), pos, rc->wb_seq);
 	r5j_meta_add_parity(page_address(rc->meta), rs->sector, csums,
 			    conf->max_degraded);
+	r5j_meta_set_writeback(page_address(rc->meta), conf->writeback);
 	r5j_meta_seal(page_address(rc->meta), log->fmt.seed);
 	if (!sync_page_io(log->rdev, pos, PAGE_SIZE, rc->meta,
 			  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
@@ -472,6 +475,30 @@ static void drop_pending(struct rec_ctx *rc)
 			free_rec_stripe(rc, rs);
 }
 
+/*
+ * The array starts in the journal mode the log's newest meta block
+ * records (journal.md, section 15): every meta block raid5j writes says
+ * whether it ran in write-back, and a mode switch writes one.  raid456 and
+ * mdadm write 0 there, so their logs, a new journal and a log that did not
+ * check out start in write-through.  Before any write of this recovery, so
+ * the blocks it writes record the mode the array runs in.
+ */
+static void set_mode(struct rec_ctx *rc)
+{
+	struct mddev *mddev = rc->log->mddev;
+
+	if (!rc->wb_mode)
+		return;
+	if (!r5j_writeback_allowed()) {
+		pr_warn("md/raid:%s: journal: the log says write-back, but writeback_experimental is 0: starting in write-through\n",
+			mdname(mddev));
+		return;
+	}
+	WRITE_ONCE(rc->conf->writeback, true);
+	pr_info("md/raid:%s: journal mode write-back (recorded in the journal)\n",
+		mdname(mddev));
+}
+
 /* Start an empty log at @pos with @seq: the one block at journal_tail. */
 static int new_log(struct r5j_journal *log, u64 pos, u64 seq)
 {
@@ -512,6 +539,8 @@ static int recover_pass(struct rec_ctx *rc, struct r5j_scan *scan)
 	}
 	while ((n = r5j_scan_next(scan, &t)) > 0) {
 		cond_resched();
+		/* a skipped unit's header checked out too: its mode counts */
+		rc->wb_mode = r5j_meta_writeback(t.meta);
 		if (t.verdict != R5J_OK) {
 			if (!rc->replay)
 				pr_warn("md/raid:%s: journal: transaction seq %llu at %llu skipped: %s\n",
@@ -611,6 +640,7 @@ int r5j_journal_recover(struct r5j_journal *log)
 	}
 	rc.wb_pos = scan.pos;
 	rc.wb_seq = scan.seq;
+	set_mode(&rc);
 	if (rc.nr_pending) {
 		err = destage_pending(&rc);
 		if (err)
@@ -661,6 +691,7 @@ int r5j_journal_start(struct r5j_conf *conf)
 		 * overwrite it.
 		 */
 		conf->log->failed = true;
+		WRITE_ONCE(conf->writeback, false);	/* set_mode()'s */
 		mddev->ro = 1;
 		set_disk_ro(mddev->gendisk, 1);
 		pr_crit("md/raid:%s: journal recovery failed (%d): array is read-only, the journal is left as it was\n",

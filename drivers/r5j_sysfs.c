@@ -130,6 +130,11 @@ module_param(writeback_experimental, bool, 0644);
 MODULE_PARM_DESC(writeback_experimental,
 		 "allow journal_mode write-back (experimental, default off)");
 
+bool r5j_writeback_allowed(void)
+{
+	return READ_ONCE(writeback_experimental);
+}
+
 static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
 				  size_t len)
 {
@@ -149,7 +154,7 @@ static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
 	conf = mddev->private;
 	if (!conf || !conf->log) {
 		err = -ENODEV;
-	} else if (wb && !READ_ONCE(writeback_experimental)) {
+	} else if (wb && !r5j_writeback_allowed()) {
 		pr_warn("md/raid:%s: write-back journal mode is experimental in raid5j: set the module parameter writeback_experimental=1 to use it\n",
 			mdname(mddev));
 		err = -EOPNOTSUPP;
@@ -160,13 +165,12 @@ static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
 		err = -EINVAL;
 	} else if (wb != READ_ONCE(conf->writeback)) {
 		WRITE_ONCE(conf->writeback, wb);
-		if (!wb) {
-			/*
-			 * The quiesce destages every dirty stripe
-			 * and waits for it.
-			 */
-			r5j_quiesce_cycle(mddev);
-		}
+		/*
+		 * The quiesce destages every dirty stripe and waits for it
+		 * (to write-through), and leaves an empty unit recording the
+		 * mode: the next assembly starts in it (journal.md, 15).
+		 */
+		r5j_quiesce_cycle(mddev);
 		pr_info("md/raid:%s: journal mode %s\n", mdname(mddev),
 			wb ? "write-back" : "write-through");
 	}

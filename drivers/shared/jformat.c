@@ -130,6 +130,23 @@ u32 r5j_meta_size(const void *meta)
 	return le32_to_cpu(((const struct r5l_meta_block *)meta)->meta_size);
 }
 
+bool r5j_meta_writeback(const void *meta)
+{
+	const struct r5l_meta_block *mb = meta;
+
+	return mb->__zero_pading_1 & R5J_META_FLAG_WRITEBACK;
+}
+
+void r5j_meta_set_writeback(void *meta, bool wb)
+{
+	struct r5l_meta_block *mb = meta;
+
+	if (wb)
+		mb->__zero_pading_1 |= R5J_META_FLAG_WRITEBACK;
+	else
+		mb->__zero_pading_1 &= ~R5J_META_FLAG_WRITEBACK;
+}
+
 void r5j_meta_init(void *meta, u64 pos, u64 seq)
 {
 	struct r5l_meta_block *mb = meta;

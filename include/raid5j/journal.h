@@ -19,6 +19,7 @@
  *
  *   meta block (little endian, 4096 bytes, bytes past meta_size are ignored)
  *     @0  magic 0x6433c509   @4  checksum        @8  version 1
+ *     @9  raid5j: bit 0 = journal mode write-back (mainline: zero padding)
  *     @12 meta_size (bytes in use, 32..4096)     @16 seq
  *     @24 position (ring sector of this block)   @32 payloads
  *
@@ -138,10 +139,22 @@ int r5j_meta_add_parity(void *meta, u64 stripe_sector, const u32 *csums,
 int r5j_meta_add_flush(void *meta, const u64 *stripes, unsigned int n);
 void r5j_meta_seal(void *meta, u32 seed);
 
+/*
+ * raid5j's journal mode record: bit 0 of the header byte @9 (mainline's
+ * __zero_pading_1, which raid456 and mdadm write as 0 and never check; the
+ * checksum covers it).  Set = the array ran in write-back when the block
+ * was written.  It chooses the mode the next assembly starts in
+ * (Documentation/journal.md, section 15), nothing else: recovery reads
+ * every log the same way whatever it says.  Set before r5j_meta_seal().
+ */
+#define R5J_META_FLAG_WRITEBACK	0x01
+void r5j_meta_set_writeback(void *meta, bool wb);
+
 /* Header accessors (no validation). */
 u64 r5j_meta_seq(const void *meta);
 u64 r5j_meta_position(const void *meta);
 u32 r5j_meta_size(const void *meta);
+bool r5j_meta_writeback(const void *meta);
 
 /*
  * Check a meta block's header read at ring sector pos: magic, version,

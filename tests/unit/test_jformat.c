@@ -132,6 +132,47 @@ static void test_check_order(void)
 	CHECK_EQ(r5j_meta_check(&log6, mb, 16, &seq), R5J_OK);
 }
 
+/*
+ * The journal mode record (journal.md, section 15): byte 9 bit 0 only, in
+ * the checksum, invisible to mainline's checks, 0 in mdadm's blocks.
+ */
+static void test_mode_flag(void)
+{
+	static u8 mb[R5J_BLOCK_SIZE], ref[R5J_BLOCK_SIZE];
+	u64 seq = 9;
+
+	r5j_meta_init(ref, 16, seq);
+	r5j_meta_init(mb, 16, seq);
+	CHECK(!r5j_meta_writeback(mb));
+	r5j_meta_set_writeback(mb, true);
+	CHECK(r5j_meta_writeback(mb));
+	CHECK_EQ(mb[9], R5J_META_FLAG_WRITEBACK);
+	mb[9] = 0;
+	CHECK_EQ(memcmp(mb, ref, sizeof(mb)), 0);	/* nothing else moved */
+	r5j_meta_set_writeback(mb, true);
+	r5j_meta_seal(mb, log5.seed);
+	CHECK_EQ(r5j_meta_check(&log5, mb, 16, &seq), R5J_OK);
+	/* mainline's own check: crc over the page, checksum field 0 */
+	{
+		static u8 z[R5J_BLOCK_SIZE];
+		u32 stored = le32_to_cpu(((struct r5l_meta_block *)mb)->checksum);
+
+		memcpy(z, mb, sizeof(z));
+		put32(z, 4, 0);
+		CHECK_EQ(crc_bitwise(log5.seed, z, sizeof(z)), stored);
+	}
+	/* the checksum covers it: a flipped mode does not check out */
+	mb[9] = 0;
+	CHECK_EQ(r5j_meta_check(&log5, mb, 16, &seq), R5J_BAD_META_CSUM);
+	/* unknown bits of the byte are kept and do not mean write-back */
+	mb[9] = 0x82;
+	CHECK(!r5j_meta_writeback(mb));
+	r5j_meta_set_writeback(mb, true);
+	CHECK_EQ(mb[9], 0x83);
+	r5j_meta_set_writeback(mb, false);
+	CHECK_EQ(mb[9], 0x82);
+}
+
 static void test_encoder_capacity(void)
 {
 	static u8 mb[R5J_BLOCK_SIZE];
@@ -286,6 +327,7 @@ int main(void)
 	RUN_TEST(test_crc);
 	RUN_TEST(test_mdadm_block);
 	RUN_TEST(test_check_order);
+	RUN_TEST(test_mode_flag);
 	RUN_TEST(test_encoder_capacity);
 	RUN_TEST(test_iterator);
 	RUN_TEST(test_ring);
