@@ -47,7 +47,8 @@
 # kernel to boot: a release, or 6.1 / 6.12 for the newest of a series;
 # default the newest 6.1; R5J_KO must be built for it), R5J_KO,
 # VM_FILES (host files copied into the guest's /test/),
-# VM_TIMEOUT, VM_MEM, VM_SMP, VM_CACHE, VM_DRIVE_OPTS (every disk of every
+# VM_TIMEOUT, VM_MEM, VM_SMP, VM_TCG_THREAD (multi, or single: all vCPUs
+# in one host thread), VM_CACHE, VM_DRIVE_OPTS (every disk of every
 # boot, e.g. for benchmarks), VM_APPEND (kernel command line), V=1 (console
 # on the terminal too).
 # VM_NBD_CACHE=1: a volatile disk cache under every disk of every boot.
@@ -75,6 +76,7 @@ VM_DISK_DIR=$BUILD/vm-disks/$VM_TEST
 VM_TIMEOUT=${VM_TIMEOUT:-120}
 VM_MEM=${VM_MEM:-2048}
 VM_SMP=${VM_SMP:-2}
+VM_TCG_THREAD=${VM_TCG_THREAD:-multi}
 VM_CACHE=${VM_CACHE:-unsafe}
 VM_DRIVE_OPTS=${VM_DRIVE_OPTS:-}
 VM_APPEND=${VM_APPEND:-}
@@ -351,7 +353,7 @@ vm_boot() {
 	# kernel's IO-APIC timer check ("IO-APIC + timer doesn't work!"),
 	# a panic at boot that has nothing to do with the test.
 
-	local args=(-accel tcg,thread=multi -cpu max -m "$mem" -smp "$smp"
+	local args=(-accel "tcg,thread=$VM_TCG_THREAD" -cpu max -m "$mem" -smp "$smp"
 		-nographic -no-reboot -nic none
 		-kernel "$VM_KERNEL" -initrd "$bdir/initrd.img"
 		-append "console=ttyS0 loglevel=5 panic=-1 no_timer_check rdinit=/init $VM_APPEND"
