@@ -74,8 +74,8 @@
 # Before the fix (raid5j): step 1 failed md11 and md12 ("Cannot continue
 # operation (2/4 failed)"); from step 3 alone, the rebuild failed md11 and
 # ended [__UU].  raid456 passes all (step 2 asserts its outcome).
-# Before the clearing of recorded ranges (issue 14, item 2), raid5j
-# failed step 4b: the write and the read left md13's entries listed.
+# Expected, not yet run: before the clearing of recorded ranges (issue 14, item 2), raid5j
+# fails step 4b (the write and the read leave md13's entries listed).
 # Disks: 7 x 64 MiB.  Boots: 1.  Timeout: 240 s.
 
 . "$(dirname "$0")/lib.sh"
