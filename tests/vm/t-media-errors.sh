@@ -50,8 +50,9 @@
 #	   superblock write), the block reads back the new data (rebuilt from
 #	   parity); md12's fault is flushed and block 229 written again: md12
 #	   failed a write (WriteErrorSeen), so the write skips its recorded
-#	   range, dev 552 stays listed, the block reads the newest data; and
-#	   after a stop and assemble
+#	   range, dev 552 stays listed, the block reads the newest data; after
+#	   a stop and assemble the data verifies, and (WriteErrorSeen is not
+#	   on disk) the read of block 229 rewrites md12's range and clears it
 #	4b. md13 never failed a write: dev 320 recorded bad through sysfs
 #	   (dev-md13/bad_blocks), a 4K write to array block 120 (md13's
 #	   block there) succeeds, reads back, and clears the entry; dev 360
@@ -74,8 +75,11 @@
 # Before the fix (raid5j): step 1 failed md11 and md12 ("Cannot continue
 # operation (2/4 failed)"); from step 3 alone, the rebuild failed md11 and
 # ended [__UU].  raid456 passes all (step 2 asserts its outcome).
-# Expected, not yet run: before the clearing of recorded ranges (issue 14, item 2), raid5j
-# fails step 4b (the write and the read leave md13's entries listed).
+# Before the clearing of recorded ranges (issue 14, item 2; main at
+# 59741d1), raid5j failed step 4 after the assemble ("md12: 2600 still in
+# bad_blocks") and step 4b at the write ("md13: 2368 still in
+# bad_blocks").  raid456 passes steps 4 and 4b (it also rewrites md13's
+# block after the write and logs "read error corrected" for it).
 # Disks: 7 x 64 MiB.  Boots: 1.  Timeout: 240 s.
 
 . "$(dirname "$0")/lib.sh"
@@ -280,6 +284,10 @@ run mdadm --stop /dev/md0
 run mdadm --assemble /dev/md0 /dev/md11 /dev/md12 /dev/md13 $(disk s)
 check state '[UUUU]' /dev/md0
 verify_data 341
+# WriteErrorSeen is not on disk: once assembled again, md12 is a member
+# that never failed a write, and the read of block 229 above rebuilt,
+# rewrote and cleared its range
+not_listed md12 552
 pass "t-media-errors/write-error"
 
 # ---- 4b. recorded ranges of a member with no write error are cleared ----
