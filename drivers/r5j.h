@@ -60,6 +60,8 @@ enum r5j_dev_flag {
 	R5J_REWRITE,	/* read error: block rewritten, read it back */
 	R5J_DIRTY,	/* write-back: page newer than the member, logged */
 	R5J_ORIG_UPTODATE,	/* write-back: orig holds the member's block */
+	R5J_MADE_GOOD,	/* written over a recorded bad range: clear it */
+	R5J_MADE_GOOD_REPL,	/* the same, on the replacement */
 };
 
 /* sh->state */
@@ -114,6 +116,7 @@ struct r5j_dev {
 	unsigned long flags;
 	u8 towrite_mask;	/* sectors of the block covered by towrite */
 	unsigned int read_error_gen;	/* slot's gen when R5J_READ_ERROR was set */
+	unsigned int made_good_gen;	/* slot's gen when R5J_MADE_GOOD* was set */
 	struct r5j_io *io;	/* member I/O for this block */
 	struct r5j_io *rio;	/* its copy to the member's replacement */
 	u64 log_pos;		/* R5J_DIRTY: ring sector of its logged copy */

@@ -52,6 +52,29 @@ static bool holds_stripe(struct md_rdev *rdev, sector_t sector)
 	       !has_badblock(rdev, sector);
 }
 
+/*
+ * A write of @rdev's block at @sector is skipped: the member failed a
+ * write before (WriteErrorSeen) and the stripe is in its bad block log.
+ * A member that never failed a write takes writes over its recorded
+ * ranges (recorded for a read error or on a rebuild target, they are
+ * usually writable again); one that succeeds clears the range
+ * (clear_made_good()), as raid456.
+ */
+static bool skips_write(struct md_rdev *rdev, sector_t sector)
+{
+	return test_bit(WriteErrorSeen, &rdev->flags) &&
+	       has_badblock(rdev, sector);
+}
+
+/* As holds_stripe(), or the block is recorded bad but may be rewritten. */
+static bool can_rewrite(struct md_rdev *rdev, sector_t sector)
+{
+	return r5j_rdev_usable(rdev) &&
+	       (test_bit(In_sync, &rdev->flags) ||
+		sector + R5J_STRIPE_SECTORS <= rdev->recovery_offset) &&
+	       !skips_write(rdev, sector);
+}
+
 static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 {
 	struct r5j_conf *conf = sh->conf;
@@ -193,6 +216,23 @@ static void read_done(struct r5j_stripe *sh, struct r5j_io *io,
 }
 
 /*
+ * Completion: a write of block @io->idx succeeded.  Over a recorded bad
+ * range, the device holds the block again: the daemon clears the range
+ * (badblocks_clear() is not for interrupt context).
+ */
+static void write_done(struct r5j_stripe *sh, struct r5j_io *io,
+		       struct md_rdev *rdev)
+{
+	struct r5j_dev *dev = &sh->dev[io->idx];
+
+	if (!has_badblock(rdev, sh->sector))
+		return;
+	dev->made_good_gen = READ_ONCE(sh->conf->disks[io->idx].gen);
+	set_bit(io->replacement ? R5J_MADE_GOOD_REPL : R5J_MADE_GOOD,
+		&dev->flags);
+}
+
+/*
  * Completion: a write of block @io->idx failed.  A member with a bad block
  * log keeps working with the range recorded; one without is failed.  A
  * replacement is failed either way.
@@ -204,9 +244,11 @@ static void write_failed(struct r5j_stripe *sh, struct r5j_io *io,
 	struct r5j_dev *dev = &sh->dev[io->idx];
 
 	if (io->replacement) {
+		clear_bit(R5J_MADE_GOOD_REPL, &dev->flags);
 		md_error(conf->mddev, rdev);
 		return;
 	}
+	clear_bit(R5J_MADE_GOOD, &dev->flags);
 	set_bit(WriteErrorSeen, &rdev->flags);
 	if (!test_and_set_bit(WantReplacement, &rdev->flags))
 		set_bit(MD_RECOVERY_NEEDED, &conf->mddev->recovery);
@@ -237,6 +279,8 @@ static void r5j_end_io(struct bio *bio)
 		read_failed(sh, io, rdev);	/* (reads use dev->io) */
 	else if (!is_write)
 		read_done(sh, io, rdev);
+	else
+		write_done(sh, io, rdev);
 	bio_uninit(bio);
 	if (!io->replacement)
 		clear_bit(R5J_LOCKED, &dev->flags);
@@ -343,10 +387,9 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 	if (!r5j_rdev_usable(repl))
 		repl = NULL;
 	if (write) {
-		/* nothing reads a recorded bad range: spare the media */
-		if (rdev && has_badblock(rdev, sh->sector))
+		if (rdev && skips_write(rdev, sh->sector))
 			rdev = NULL;
-		if (repl && has_badblock(repl, sh->sector))
+		if (repl && skips_write(repl, sh->sector))
 			repl = NULL;
 	} else {
 		/* one read: the member unless only the replacement has it */
@@ -746,7 +789,10 @@ static bool record_lost_stripe(struct r5j_stripe *sh)
  * up to date now (rebuilt from the others).  Write it back, as a disk
  * remaps a sector on write, then read it back (read_done() counts it as
  * corrected, read_failed() records a bad block).  As raid456, not on a
- * read-only array and only while the stripe can be rebuilt.
+ * read-only array and only while the stripe can be rebuilt.  A block up
+ * to date here in a recorded bad range of a member that never failed a
+ * write is handled as a read error too (raid456 does the same): the
+ * rewrite clears the range.
  */
 static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
 {
@@ -761,26 +807,71 @@ static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
 		bool write;
 
 		/* a dirty block reaches the member by its destage only */
-		if (!test_bit(R5J_READ_ERROR, &dev->flags) ||
-		    test_bit(R5J_LOCKED, &dev->flags) ||
+		if (test_bit(R5J_LOCKED, &dev->flags) ||
 		    !test_bit(R5J_UPTODATE, &dev->flags) ||
 		    test_bit(R5J_DIRTY, &dev->flags))
 			continue;
 		rcu_read_lock();
 		rdev = rcu_dereference(conf->disks[i].rdev);
-		if (!holds_stripe(rdev, sh->sector))
+		if (!can_rewrite(rdev, sh->sector) ||
+		    (!test_bit(R5J_READ_ERROR, &dev->flags) &&
+		     !has_badblock(rdev, sh->sector)))
 			rdev = NULL;
 		else
 			atomic_inc(&rdev->nr_pending);
 		rcu_read_unlock();
 		if (!rdev)
 			continue;
+		if (!test_and_set_bit(R5J_READ_ERROR, &dev->flags)) {
+			dev->read_error_gen = READ_ONCE(conf->disks[i].gen);
+			clear_bit(R5J_REWRITE, &dev->flags);
+		}
 		write = !test_and_set_bit(R5J_REWRITE, &dev->flags);
 		if (!write)
 			clear_bit(R5J_UPTODATE, &dev->flags);
 		set_bit(R5J_LOCKED, &dev->flags);
 		submit_io(sh, dev->io, rdev, write ? REQ_OP_WRITE :
 			  REQ_OP_READ | REQ_NOMERGE, false);
+	}
+}
+
+/*
+ * A range that cannot be cleared (splitting it needs a free entry of a
+ * full table) would be rewritten on every pass (fix_read_errors()):
+ * stop writing the member's bad ranges, as after a write error.
+ */
+static void clear_range(struct md_rdev *rdev, sector_t sector)
+{
+	if (rdev_clear_badblocks(rdev, sector, R5J_STRIPE_SECTORS, 0))
+		set_bit(WriteErrorSeen, &rdev->flags);
+}
+
+/*
+ * Daemon: writes over recorded bad ranges succeeded (write_done()): clear
+ * the ranges, unless another device took the slot since.
+ */
+static void clear_made_good(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	int i;
+
+	for (i = 0; i < conf->raid_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+		bool m = test_and_clear_bit(R5J_MADE_GOOD, &dev->flags);
+		bool r = test_and_clear_bit(R5J_MADE_GOOD_REPL, &dev->flags);
+		struct md_rdev *rdev;
+
+		if ((!m && !r) ||
+		    dev->made_good_gen != READ_ONCE(conf->disks[i].gen))
+			continue;
+		rcu_read_lock();
+		rdev = rcu_dereference(conf->disks[i].rdev);
+		if (m && r5j_rdev_usable(rdev))
+			clear_range(rdev, sh->sector);
+		rdev = rcu_dereference(conf->disks[i].replacement);
+		if (r && r5j_rdev_usable(rdev))
+			clear_range(rdev, sh->sector);
+		rcu_read_unlock();
 	}
 }
 
@@ -1573,6 +1664,7 @@ void r5j_handle_stripe(struct r5j_stripe *sh)
 		return;		/* the last completion brings it back */
 	atomic64_inc(&conf->stats.stripes_handled);
 
+	clear_made_good(sh);
 	analyse_stripe(sh, &s);
 	switch (sh->write_stage) {
 	case R5J_W_LOGGING:

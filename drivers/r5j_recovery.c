@@ -98,6 +98,29 @@ static int read_log_block(void *ctx, u64 sector, void *buf)
 	return 0;
 }
 
+/*
+ * A replayed write to @rdev failed.  As at run time (r5j_handle.c
+ * write_failed()): a member with a bad block log keeps working with the
+ * stripe recorded, its block rebuilt from the others (the replay writes
+ * the stripe's parity too); a member without one, or whose log is full,
+ * and a replacement are failed.  new_log() writes the superblocks before
+ * the log that holds the block is dropped.
+ */
+static void replay_write_failed(struct r5j_conf *conf, struct md_rdev *rdev,
+				sector_t sector, bool replacement)
+{
+	pr_err("md/raid:%s: journal replay: write to %pg failed\n",
+	       mdname(conf->mddev), rdev->bdev);
+	if (!replacement) {
+		set_bit(WriteErrorSeen, &rdev->flags);
+		if (!test_and_set_bit(WantReplacement, &rdev->flags))
+			set_bit(MD_RECOVERY_NEEDED, &conf->mddev->recovery);
+		if (rdev_set_badblocks(rdev, sector, R5J_STRIPE_SECTORS, 0))
+			return;
+	}
+	md_error(conf->mddev, rdev);
+}
+
 /* Write @page as @member's block of stripe @sector, replacement too. */
 static void write_page(struct rec_ctx *rc, sector_t sector, int member,
 		       struct page *page)
@@ -115,9 +138,8 @@ static void write_page(struct rec_ctx *rc, sector_t sector, int member,
 			continue;	/* parity carries it */
 		if (!sync_page_io(rdev, sector, PAGE_SIZE, page,
 				  REQ_OP_WRITE, false)) {
-			pr_err("md/raid:%s: journal replay: write to %pg failed\n",
-			       mdname(conf->mddev), rdev->bdev);
-			md_error(conf->mddev, rdev);
+			replay_write_failed(conf, rdev, sector,
+					    i >= conf->raid_disks);
 			continue;
 		}
 		rc->blocks++;
@@ -502,9 +524,18 @@ static void set_mode(struct rec_ctx *rc)
 /* Start an empty log at @pos with @seq: the one block at journal_tail. */
 static int new_log(struct r5j_journal *log, u64 pos, u64 seq)
 {
+	struct mddev *mddev = log->mddev;
 	int err;
 
 	r5j_flush_members(log->conf);
+	/*
+	 * A member failed or a range recorded by the replay is on disk
+	 * before the log that holds the block is dropped (the tail-only
+	 * write below would not carry it).
+	 */
+	if (mddev->sb_flags & (BIT(MD_SB_CHANGE_DEVS) |
+			       BIT(MD_SB_CHANGE_PENDING)))
+		md_update_sb(mddev, 1);
 	err = r5j_journal_write_empty(log, pos, seq);
 	if (err)
 		return err;

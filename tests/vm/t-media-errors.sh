@@ -40,18 +40,31 @@
 #	   completes, [UUUU]; the kernel says "read error not correctable";
 #	   md11 and s list dev 936 in their bad block logs (sysfs and
 #	   mdadm --examine-badblocks); array 4K block 341 (that sector) reads
-#	   as an I/O error, every other block of 0-24M is verified
+#	   as an I/O error, every other block of 0-24M is verified.  A 4K
+#	   write of new data to block 341 fails too (two members of a RAID5
+#	   row recorded bad: raid456 fails the stripe's writes), both entries
+#	   stay and the block stays lost
 #	4. md12 dev 552 takes no writes (wp): a 4K write of new data to array
 #	   block 229 (md12's block there): the member stays ([UUUU]), dev 552
 #	   is in md12's bad block log (sysfs, --examine-badblocks after the
 #	   superblock write), the block reads back the new data (rebuilt from
-#	   parity) and after a stop and assemble
+#	   parity); md12's fault is flushed and block 229 written again: md12
+#	   failed a write (WriteErrorSeen), so the write skips its recorded
+#	   range, dev 552 stays listed, the block reads the newest data; after
+#	   a stop and assemble the data verifies, and (WriteErrorSeen is not
+#	   on disk) the read of block 229 rewrites md12's range and clears it
+#	4b. md13 never failed a write: dev 320 recorded bad through sysfs
+#	   (dev-md13/bad_blocks), a 4K write to array block 120 (md13's
+#	   block there) succeeds, reads back, and clears the entry; dev 360
+#	   recorded bad, a read of array block 125 returns the data (rebuilt)
+#	   and rewrites the block, which clears that entry too; [UUUU]
 #	5. RAID6 on the four (faults flushed, new superblocks); md12 and md13
 #	   failed and removed; a read error on md11 dev 168 (row 21: P and Q
 #	   on the removed slots, md11 holds array sector 424); s and t added:
 #	   the rebuild of both completes, [UUUU], "read error not
 #	   correctable"; md11, s and t list dev 168 as bad; array 4K block 53
-#	   reads as an I/O error, every other block verified
+#	   reads as an I/O error, every other block verified; a 4K write to
+#	   block 53 fails (three of four recorded), all three entries stay
 #	6. RAID5 with a write journal (j), assembled again (empty stripe
 #	   cache); a read error on md10 dev 48; a 512-byte write to array
 #	   sector 48 (md10's block: rmw and rcw both pre-read it): the pre-read
@@ -62,6 +75,11 @@
 # Before the fix (raid5j): step 1 failed md11 and md12 ("Cannot continue
 # operation (2/4 failed)"); from step 3 alone, the rebuild failed md11 and
 # ended [__UU].  raid456 passes all (step 2 asserts its outcome).
+# Before the clearing of recorded ranges (issue 14, item 2; main at
+# 59741d1), raid5j failed step 4 after the assemble ("md12: 2600 still in
+# bad_blocks") and step 4b at the write ("md13: 2368 still in
+# bad_blocks").  raid456 passes steps 4 and 4b (it also rewrites md13's
+# block after the write and logs "read error corrected" for it).
 # Disks: 7 x 64 MiB.  Boots: 1.  Timeout: 240 s.
 
 . "$(dirname "$0")/lib.sh"
@@ -167,6 +185,27 @@ bad_listed() {
 	fail "$2: $((off + $3)) not listed by --examine-badblocks"
 }
 
+# not_listed MEMBER S: S (of data) leaves MEMBER's bad block log in sysfs
+# (the clearing follows the write's completion: wait up to 5 s)
+not_listed() {
+	local bb off t
+	off=$(md_sysfs md0 "dev-$1/offset")
+	for t in $(seq 50); do
+		bb=$(md_sysfs md0 "dev-$1/bad_blocks")
+		echo "$bb" | grep -qx "$((off + $2)) 8" || return 0
+		sleep 0.1
+	done
+	fail "$1: $((off + $2)) still in bad_blocks '$(echo $bb)'"
+}
+
+# write_fails BLOCK: a 4K write of new data to array block BLOCK fails
+write_fails() {
+	head -c 4096 /dev/urandom > /tmp/new
+	dd if=/tmp/new of=/dev/md0 bs=4k seek=$1 count=1 oflag=direct \
+		status=none 2>/dev/null && fail "write to lost block $1 succeeded"
+	log "write to lost block $1 failed"
+}
+
 # ---- 1. read errors on three members -----------------------------------
 fault rf /dev/md11 24
 fault rf /dev/md12 288
@@ -215,6 +254,10 @@ S=$(basename "$(disk s)")
 bad_listed md11 /dev/md11 936
 bad_listed "$S" "$(disk s)" 936
 verify_data 341
+write_fails 341
+bad_listed md11 /dev/md11 936
+bad_listed "$S" "$(disk s)" 936
+verify_data 341
 pass "t-media-errors/rebuild"
 
 # ---- 4. a write error with a bad block log -----------------------------
@@ -227,11 +270,48 @@ check state '[UUUU]' /dev/md0
 bad_listed md12 /dev/md12 552
 cmp -s /tmp/new <(dd if=/dev/md0 bs=4k skip=229 count=1 iflag=direct status=none) ||
 	fail "block 229 does not read back the new data"
+# a member that failed a write is not written over its recorded ranges
+# (without the fault, a write there would succeed and clear the entry)
+run mdadm --grow /dev/md12 --layout=flush
+head -c 4096 /dev/urandom > /tmp/new
+run dd if=/tmp/new of=/dev/md0 bs=4k seek=229 count=1 oflag=direct status=none
+dd if=/tmp/new of=/tmp/data bs=4k seek=229 count=1 conv=notrunc status=none
+sleep 1
+bad_listed md12 /dev/md12 552
+cmp -s /tmp/new <(dd if=/dev/md0 bs=4k skip=229 count=1 iflag=direct status=none) ||
+	fail "block 229 does not read back the newest data"
 run mdadm --stop /dev/md0
 run mdadm --assemble /dev/md0 /dev/md11 /dev/md12 /dev/md13 $(disk s)
 check state '[UUUU]' /dev/md0
 verify_data 341
+# WriteErrorSeen is not on disk: once assembled again, md12 is a member
+# that never failed a write, and the read of block 229 above rebuilt,
+# rewrote and cleared its range
+not_listed md12 552
 pass "t-media-errors/write-error"
+
+# ---- 4b. recorded ranges of a member with no write error are cleared ----
+# row 40 (dev 320) and row 45 (dev 360): parity on slot 1, md13 holds
+# array blocks 120 and 125
+OFF13=$(md_sysfs md0 dev-md13/offset)
+echo "$((OFF13 + 320)) 8" > /sys/block/md0/md/dev-md13/bad_blocks
+md_sysfs md0 dev-md13/bad_blocks | grep -qx "$((OFF13 + 320)) 8" ||
+	fail "md13: 320 not recorded through sysfs"
+head -c 4096 /dev/urandom > /tmp/new
+run dd if=/tmp/new of=/dev/md0 bs=4k seek=120 count=1 oflag=direct status=none
+dd if=/tmp/new of=/tmp/data bs=4k seek=120 count=1 conv=notrunc status=none
+not_listed md13 320
+cmp -s /tmp/new <(dd if=/dev/md0 bs=4k skip=120 count=1 iflag=direct status=none) ||
+	fail "block 120 does not read back the new data"
+echo "$((OFF13 + 360)) 8" > /sys/block/md0/md/dev-md13/bad_blocks
+md_sysfs md0 dev-md13/bad_blocks | grep -qx "$((OFF13 + 360)) 8" ||
+	fail "md13: 360 not recorded through sysfs"
+same 125 1 4k || fail "block 125 (recorded bad on md13) differs"
+not_listed md13 360
+newlog
+check state '[UUUU]' /dev/md0
+verify_data 341
+pass "t-media-errors/cleared"
 run mdadm --stop /dev/md0
 
 # ---- 5. RAID6: two members rebuilt, a read error on a third -------------
@@ -256,6 +336,12 @@ newlog
 check state '[UUUU]' /dev/md0
 printf '%s\n' "$L" | grep -q "md0: read error not correctable (sector $((OFF + 168)) on md11)" ||
 	fail "no 'read error not correctable' line (RAID6)"
+bad_listed md11 /dev/md11 168
+for d in s t; do
+	bad_listed "$(basename "$(disk $d)")" "$(disk $d)" 168
+done
+verify_data 53
+write_fails 53
 bad_listed md11 /dev/md11 168
 for d in s t; do
 	bad_listed "$(basename "$(disk $d)")" "$(disk $d)" 168
