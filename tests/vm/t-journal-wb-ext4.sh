@@ -6,8 +6,11 @@
 # journal); the power is cut 3-7 s into the fsync'ing writers; the restart
 # (no --force) recovers the data-only stripes: every fsync'd file intact,
 # e2fsck -fn clean, mismatch_cnt 0.  Odd cycles restart whole, even cycles
-# without a member.  CYCLES (default 3); R5J_WB_EXT4_CYCLES=N for a long run.
-export JMODE=write-back MISSING=even
+# without a member.  Every disk sits behind a volatile write cache
+# (VM_NBD_CACHE=1, nbdkit's cache filter): a write that was neither
+# flushed nor FUA is lost at the cut, so a log write missing its FUA loses
+# fsync'd files.  CYCLES (default 3); R5J_WB_EXT4_CYCLES=N for a long run.
+export JMODE=write-back MISSING=even VM_NBD_CACHE=${VM_NBD_CACHE:-1}
 export CYCLES=${R5J_WB_EXT4_CYCLES:-${CYCLES:-3}}
 export VM_TEST=${VM_TEST:-t-journal-wb-ext4}
 exec "$(dirname "$0")/t-journal-ext4.sh"

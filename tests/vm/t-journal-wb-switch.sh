@@ -23,7 +23,11 @@
 #           SWITCHES times (3..6); the last switch is to write-back on odd
 #           cycles, to write-through on even ones (which returns only once
 #           every dirty stripe is on the members); the host cuts the power
-#           50 ms after that last switch returned.
+#           50 ms after that last switch returned.  Every disk sits
+#           behind a volatile write cache (VM_NBD_CACHE=1): what was
+#           neither flushed nor FUA is lost at the cut, so the switch to
+#           write-through must flush the destaged members before it
+#           lets the log forget their data.
 #   boot B: assemble (all members, no --force), copy the array to dump,
 #           "check": mismatch_cnt 0.  Host: every acknowledged block holds
 #           its last acknowledged generation or a later one.
@@ -87,7 +91,7 @@ for cycle in $(seq 1 "$CYCLES"); do
 	else
 		last=write-through switches=$((3 + 2 * (RANDOM % 2)))
 	fi
-	vm_boot --timeout 240 --kill-mark switched --kill-after 0.05 \
+	VM_NBD_CACHE=1 vm_boot --timeout 240 --kill-mark switched --kill-after 0.05 \
 		--env BLOCKS="$BLOCKS" --env GEN_BASE=$((cycle * 1000000000)) \
 		--env SWITCHES=$switches - d0 d1 d2 d3 j <<'EOF'
 . /test/guest-lib.sh
@@ -122,7 +126,8 @@ EOF
 	acks=$(grep -c '^A ' "$VM_RESULTS")
 	echo "cycle $cycle: $switches switches, power cut right after the one to $last, $acks writes acknowledged"
 
-	vm_boot --timeout 240 - d0 d1 d2 d3 j dump <<'EOF' || vm_fail "cycle $cycle: restart failed"
+	VM_NBD_CACHE=1 vm_boot --timeout 240 - d0 d1 d2 d3 j dump <<'EOF' ||
+		vm_fail "cycle $cycle: restart failed"
 . /test/guest-lib.sh
 load_personality
 run mdadm --assemble --run /dev/md0 $(disks d0 d1 d2 d3) $(disk j)
