@@ -23,7 +23,9 @@
 #           SWITCHES times (3..6); the last switch is to write-back on odd
 #           cycles, to write-through on even ones (which returns only once
 #           every dirty stripe is on the members); the host cuts the power
-#           50 ms after that last switch returned.  Every disk sits
+#           50 ms after that last switch returned (to write-through), or
+#           500 ms after (to write-back: the switch flushed everything, so
+#           the cut must leave time for write-back writes after it).  Every disk sits
 #           behind a volatile write cache (VM_NBD_CACHE=1): what was
 #           neither flushed nor FUA is lost at the cut, so the switch to
 #           write-through must flush the destaged members before it
@@ -87,11 +89,11 @@ echo "boot 1: fio verified while switching $(vm_val switches) times, verify pass
 
 for cycle in $(seq 1 "$CYCLES"); do
 	if [ $((cycle % 2)) = 1 ]; then
-		last=write-back switches=$((4 + 2 * (RANDOM % 2)))
+		last=write-back switches=$((4 + 2 * (RANDOM % 2))) cut=0.5
 	else
-		last=write-through switches=$((3 + 2 * (RANDOM % 2)))
+		last=write-through switches=$((3 + 2 * (RANDOM % 2))) cut=0.05
 	fi
-	VM_NBD_CACHE=1 vm_boot --timeout 240 --kill-mark switched --kill-after 0.05 \
+	VM_NBD_CACHE=1 vm_boot --timeout 240 --kill-mark switched --kill-after $cut \
 		--env BLOCKS="$BLOCKS" --env GEN_BASE=$((cycle * 1000000000)) \
 		--env SWITCHES=$switches - d0 d1 d2 d3 j <<'EOF'
 . /test/guest-lib.sh
@@ -124,7 +126,7 @@ EOF
 		vm_fail "cycle $cycle: killed before the last switch"
 	grep '^A ' "$VM_RESULTS" >> "$BUILD/vm-logs/$VM_TEST.acks"
 	acks=$(grep -c '^A ' "$VM_RESULTS")
-	echo "cycle $cycle: $switches switches, power cut right after the one to $last, $acks writes acknowledged"
+	echo "cycle $cycle: $switches switches, power cut ${cut}s after the one to $last, $acks writes acknowledged"
 
 	VM_NBD_CACHE=1 vm_boot --timeout 240 - d0 d1 d2 d3 j dump <<'EOF' ||
 		vm_fail "cycle $cycle: restart failed"
