@@ -155,6 +155,30 @@ why_failed() {
 		grep -v '^[[:space:]]*$' | tail -n 3 | cut -c1-120 | tr '\n' '|' | sed 's/|$//; s/|/ | /g'
 }
 
+# Tests that need write-back journal mode: raid5j gets
+# writeback_experimental=1 for them (and 0 again after), and a sampler
+# reads every md/journal_mode each 0.1 s while the test runs; the test
+# fails unless some sample showed "[write-back]", so a refused
+# "echo write-back" (the test does not stop on it) cannot pass.
+WB_TESTS=" 21raid5cache "
+WB_PARAM_FILE=/sys/module/raid5j/parameters/writeback_experimental
+wb_pid=
+wb_start() {
+	WB_PARAM=0
+	case $WB_TESTS in *" $1 "*) ;; *) return 0 ;; esac
+	[ -e "$WB_PARAM_FILE" ] && echo 1 > "$WB_PARAM_FILE" && WB_PARAM=1
+	echo 0 > /run/wb-seen
+	(
+		n=0
+		while :; do
+			cat /sys/block/md*/md/journal_mode 2>/dev/null |
+				grep -q '\[write-back\]' && n=$((n + 1)) && echo $n > /run/wb-seen
+			sleep 0.1
+		done
+	) &
+	wb_pid=$!
+}
+
 uptime_s() { cut -d' ' -f1 /proc/uptime; }
 secs_since() { awk -v a="$1" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }'; }
 
@@ -183,6 +207,7 @@ for spec in $MDSUITE_TESTS; do
 	t0=$(uptime_s)
 	report "start:$t" "$t0"
 	log "==== mdadm test $t ($PERSONALITY)"
+	wb_start "$t"
 	cd "$SRC" || exit 1
 	setsid ./test --tests="$t" --keep-going --save-logs --logdir="$d" \
 		> "$d/driver.out" 2>&1 < /dev/null &
@@ -237,6 +262,19 @@ for spec in $MDSUITE_TESTS; do
 	if [ -n "$werr" ]; then
 		n_werr=$(grep -c 'echo: write error' "$d/$t.log")
 		reason="refused=$n_werr sysfs write(s) refused, first: $werr${reason:+; $reason}"
+	fi
+	if [ -n "$wb_pid" ]; then
+		kill "$wb_pid" 2>/dev/null
+		wait "$wb_pid" 2>/dev/null
+		wb_pid=
+		[ "$WB_PARAM" = 1 ] && echo 0 > "$WB_PARAM_FILE"
+		wbn=$(cat /run/wb-seen 2>/dev/null || echo 0)
+		# after the text above: the host parses a leading "refused="
+		reason="${reason:+$reason; }write-back seen in $wbn journal_mode samples"
+		if [ "$wbn" = 0 ] && [ $res = pass ]; then
+			res=fail
+			reason="$reason: journal_mode never showed [write-back]"
+		fi
 	fi
 	kbug=$(grep -E "$BAD_RE" "$d/kernel.log" | grep -v 'module verification failed' | head -n 1)
 	if [ -n "$kbug" ]; then

@@ -320,6 +320,17 @@ fio_run() {
 	return 0
 }
 
+# journal_mode MODE [DEV]: switch DEV's (default /dev/md0) journal to MODE
+# (write-back: raid5j's writeback_experimental=1 first) and fail unless
+# md/journal_mode then shows it selected, so a refused switch cannot pass.
+journal_mode() {
+	local jm=/sys/block/$(basename "${2:-/dev/md0}")/md/journal_mode
+	local p=/sys/module/raid5j/parameters/writeback_experimental
+	[ "$1" = write-back ] && [ -e $p ] && echo 1 > $p
+	echo "$1" > "$jm" || fail "journal_mode $1 refused"
+	grep -q "\[$1\]" "$jm" || fail "journal_mode $1: shows $(cat "$jm")"
+}
+
 # fio_verify NAME DEV [fio options...]: one job that writes, then reads
 # back and checks with crc32c; add --verify_only to re-check the data a
 # previous run with the same options wrote.

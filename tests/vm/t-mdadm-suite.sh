@@ -171,5 +171,8 @@ for t in "${bad[@]}"; do
 	echo "      logs: $out/raid5j/logs/$t/"
 done
 echo "raid456 run log: $out/raid456.run.log, raid5j run log: $out/raid5j.run.log"
+# a guest that ran nothing (a broken guest.sh) leaves "notrun" on both sides
+[ "$p456" = 0 ] && [ "$p5j" = 0 ] &&
+	vm_fail "no test passed under either personality: the harness is broken (see the run logs)"
 [ ${#bad[@]} -eq 0 ] || vm_fail "${#bad[@]} test(s) pass under raid456 but not under raid5j: ${bad[*]}"
 echo "PASS $VM_TEST"
