@@ -79,6 +79,7 @@ struct rec_ctx {
 	/* write-back: destage of data-only stripes (wb_*) */
 	struct page **pages;		/* raid_disks: the stripe */
 	struct page **old;		/* raid_disks: members' old blocks */
+	struct md_rdev **rerr;		/* raid_disks: a read of it failed */
 	struct page *meta;
 	struct r5j_parity_work pw;
 	u64 wb_pos, wb_seq, wb_stripes;
@@ -311,7 +312,11 @@ static int recover_txn(struct rec_ctx *rc, const struct r5j_txn *t)
 	return 0;
 }
 
-/* Read @member's block of stripe @sector from a device holding it. */
+/*
+ * Read @member's block of stripe @sector from a device holding it.  A
+ * member whose read fails is noted in rc->rerr[] for fix_read_error(); a
+ * replacement is failed, as at run time (r5j_handle.c read_failed()).
+ */
 static bool read_member(struct rec_ctx *rc, sector_t sector, int member,
 			struct page *page)
 {
@@ -330,8 +335,52 @@ static bool read_member(struct rec_ctx *rc, sector_t sector, int member,
 		if (sync_page_io(rdev, sector, PAGE_SIZE, page, REQ_OP_READ,
 				 false))
 			return true;
+		pr_warn("md/raid:%s: journal recovery: read error on %pg (sector %llu)\n",
+			mdname(conf->mddev), rdev->bdev,
+			(unsigned long long)(sector + rdev->data_offset));
+		if (i < conf->raid_disks)
+			rc->rerr[member] = rdev;
+		else
+			md_error(conf->mddev, rdev);
 	}
 	return false;
+}
+
+/*
+ * The destage of stripe @sector rebuilt @rdev's unreadable block into
+ * @page (or wrote the logged data or parity there: @written).  As at run
+ * time (r5j_handle.c fix_read_errors(), read_done()): write it back, read
+ * it back; good, the error is corrected and the member stays; a failed
+ * rewrite is a write error (replay_write_failed()), a failed read-back
+ * records the stripe in the member's bad block log (or fails the member).
+ * After the stripe's parity is in the log: the rewrite is idempotent.
+ */
+static void fix_read_error(struct rec_ctx *rc, struct md_rdev *rdev,
+			   sector_t sector, struct page *page, bool written)
+{
+	struct mddev *mddev = rc->conf->mddev;
+	unsigned long long s = sector + rdev->data_offset;
+
+	if (test_bit(Faulty, &rdev->flags))
+		return;		/* the destage's own write failed it */
+	if (!written && !sync_page_io(rdev, sector, PAGE_SIZE, page,
+				      REQ_OP_WRITE, false)) {
+		pr_warn("md/raid:%s: read error NOT corrected!! (sector %llu on %pg).\n",
+			mdname(mddev), s, rdev->bdev);
+		replay_write_failed(rc->conf, rdev, sector, false);
+		return;
+	}
+	if (sync_page_io(rdev, sector, PAGE_SIZE, rc->buf, REQ_OP_READ,
+			 false)) {
+		pr_info("md/raid:%s: read error corrected (%d sectors at %llu on %pg)\n",
+			mdname(mddev), R5J_STRIPE_SECTORS, s, rdev->bdev);
+		atomic_add(R5J_STRIPE_SECTORS, &rdev->corrected_errors);
+		return;
+	}
+	pr_warn("md/raid:%s: read error NOT corrected!! (sector %llu on %pg).\n",
+		mdname(mddev), s, rdev->bdev);
+	if (!rdev_set_badblocks(rdev, sector, R5J_STRIPE_SECTORS, 0))
+		md_error(mddev, rdev);
 }
 
 /*
@@ -352,9 +401,10 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 	void **blocks = conf->blocks, **old = conf->rmw_data;
 	u32 csums[R5J_MAX_PARITY_PAGES];
 	struct r5j_stripe_map map;
-	bool need_old = false;
+	bool need_old = false, written;
 	u64 pos, at;
 
+	memset(rc->rerr, 0, conf->raid_disks * sizeof(*rc->rerr));
 	r5j_stripe_parity(&conf->geom, rs->sector, &map);
 	for (m = 0; m < conf->raid_disks; m++) {
 		bool logged = rs->blocks[m].pos && m != map.pd_idx &&
@@ -421,9 +471,15 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 				  R5J_BLOCK_SECTORS);
 	rc->wb_seq++;
 
-	for (m = 0; m < conf->raid_disks; m++)
-		if (m == map.pd_idx || m == map.qd_idx || old[m] != blocks[m])
+	for (m = 0; m < conf->raid_disks; m++) {
+		written = m == map.pd_idx || m == map.qd_idx ||
+			  old[m] != blocks[m];
+		if (written)
 			write_page(rc, rs->sector, m, rc->pages[m]);
+		if (rc->rerr[m])
+			fix_read_error(rc, rc->rerr[m], rs->sector,
+				       rc->pages[m], written);
+	}
 	rc->wb_stripes++;
 	return 0;
 lost:
@@ -443,11 +499,12 @@ static int destage_pending(struct rec_ctx *rc)
 
 	rc->pages = kcalloc(conf->raid_disks, sizeof(*rc->pages), GFP_KERNEL);
 	rc->old = kcalloc(conf->raid_disks, sizeof(*rc->old), GFP_KERNEL);
+	rc->rerr = kcalloc(conf->raid_disks, sizeof(*rc->rerr), GFP_KERNEL);
 	rc->pw.slots = kcalloc(R5J_PARITY_SLOTS(conf->raid_disks),
 			       sizeof(void *), GFP_KERNEL);
 	rc->meta = alloc_page(GFP_KERNEL);
 	err = -ENOMEM;
-	if (!rc->pages || !rc->old || !rc->pw.slots || !rc->meta)
+	if (!rc->pages || !rc->old || !rc->rerr || !rc->pw.slots || !rc->meta)
 		goto out;
 	for (i = 0; i < conf->raid_disks; i++) {
 		rc->pages[i] = alloc_page(GFP_KERNEL);
@@ -478,6 +535,7 @@ out:
 			put_page(rc->old[i]);
 	kfree(rc->pages);
 	kfree(rc->old);
+	kfree(rc->rerr);
 	kfree(rc->pw.slots);
 	if (rc->meta)
 		put_page(rc->meta);
