@@ -33,6 +33,7 @@
  * reconstructs anything from parity that may be stale.  Replaying twice
  * (a crash during recovery) writes the same blocks again: harmless.
  */
+#include <linux/bitmap.h>
 #include <linux/blkdev.h>
 #include <linux/hash.h>
 #include <linux/moduleparam.h>
@@ -80,6 +81,7 @@ struct rec_ctx {
 	struct page **pages;		/* raid_disks: the stripe */
 	struct page **old;		/* raid_disks: members' old blocks */
 	struct md_rdev **rerr;		/* raid_disks: a read of it failed */
+	unsigned long *unknown;		/* raid_disks: block not read */
 	struct page *meta;
 	struct r5j_parity_work pw;
 	u64 wb_pos, wb_seq, wb_stripes;
@@ -384,6 +386,83 @@ static void fix_read_error(struct rec_ctx *rc, struct md_rdev *rdev,
 }
 
 /*
+ * Is @m's block of the stripe unknown or stale after destage_lost()
+ * writes only the logged data: a block no device could give, or parity
+ * (not computed)?
+ */
+static bool lost_block(struct rec_ctx *rc, struct rec_stripe *rs,
+		       const struct r5j_stripe_map *map, int m)
+{
+	if (m == map->pd_idx || m == map->qd_idx)
+		return true;
+	return !rs->blocks[m].pos && test_bit(m, rc->unknown);
+}
+
+/*
+ * A write-back stripe with more blocks unknown than the parity covers
+ * (members missing or unreadable): its parity cannot be computed.  As a
+ * read error in a stripe that cannot be rebuilt at run time (r5j_handle.c
+ * uncorrectable_read_errors()): the logged data is written, and each
+ * device of a block that is unknown or stale (unreadable clean data, the
+ * parity) gets the stripe in its bad block log, so that no read rebuilds
+ * anything from it: such blocks read as errors, never as wrong data.  If
+ * one of those devices has no log (or a full one), recovery fails as
+ * before: array read-only, journal left as it was.
+ */
+static int destage_lost(struct rec_ctx *rc, struct rec_stripe *rs,
+			const struct r5j_stripe_map *map)
+{
+	struct r5j_conf *conf = rc->conf;
+	struct mutex *held = &conf->mddev->reconfig_mutex;
+	sector_t sector = rs->sector;
+	struct md_rdev *rdev;
+	int m, i;
+
+	for (i = 0; i < conf->raid_disks * 2; i++) {
+		rdev = rcu_dereference_protected(*r5j_dev_slot(conf, i),
+						 lockdep_is_held(held));
+		if (r5j_rdev_usable(rdev) &&
+		    lost_block(rc, rs, map, i % conf->raid_disks) &&
+		    rdev->badblocks.shift < 0) {
+			pr_err("md/raid:%s: journal: write-back stripe %llu: too many members unreadable to destage it, and %pg has no bad block log\n",
+			       mdname(conf->mddev), (unsigned long long)sector,
+			       rdev->bdev);
+			return -EIO;
+		}
+	}
+	pr_warn("md/raid:%s: journal: write-back stripe %llu: too many members unreadable to compute its parity: logged data written, the rest recorded as bad blocks\n",
+		mdname(conf->mddev), (unsigned long long)sector);
+	for (m = 0; m < conf->raid_disks; m++) {
+		if (!lost_block(rc, rs, map, m)) {
+			if (!rs->blocks[m].pos)
+				continue;	/* clean and readable */
+			write_page(rc, sector, m, rc->pages[m]);
+			if (rc->rerr[m])
+				fix_read_error(rc, rc->rerr[m], sector,
+					       rc->pages[m], true);
+			continue;
+		}
+		for (i = m; i < conf->raid_disks * 2; i += conf->raid_disks) {
+			rdev = rcu_dereference_protected(*r5j_dev_slot(conf, i),
+							 lockdep_is_held(held));
+			if (!r5j_rdev_usable(rdev))
+				continue;
+			if (rdev == rc->rerr[m])
+				pr_warn("md/raid:%s: read error not correctable (sector %llu on %pg).\n",
+					mdname(conf->mddev),
+					(unsigned long long)(sector +
+							     rdev->data_offset),
+					rdev->bdev);
+			if (!rdev_set_badblocks(rdev, sector,
+						R5J_STRIPE_SECTORS, 0))
+				md_error(conf->mddev, rdev);
+		}
+	}
+	rc->wb_stripes++;
+	return 0;
+}
+
+/*
  * Write-back: a stripe whose data is logged without parity (nothing after
  * it says it reached the members).  The members still hold the stripe as
  * it was before that data, consistent, since a destage logs its parity
@@ -405,6 +484,7 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 	u64 pos, at;
 
 	memset(rc->rerr, 0, conf->raid_disks * sizeof(*rc->rerr));
+	bitmap_zero(rc->unknown, conf->raid_disks);
 	r5j_stripe_parity(&conf->geom, rs->sector, &map);
 	for (m = 0; m < conf->raid_disks; m++) {
 		bool logged = rs->blocks[m].pos && m != map.pd_idx &&
@@ -422,12 +502,16 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 		}
 		if (read_member(rc, rs->sector, m, rc->pages[m]))
 			continue;
-		if (nfailed == conf->max_degraded)
-			goto lost;
-		failed[nfailed++] = m;
+		/* every member read first: destage_lost() needs them all */
+		__set_bit(m, rc->unknown);
+		if (nfailed < conf->max_degraded)
+			failed[nfailed] = m;
+		nfailed++;
 		if (m != map.pd_idx && m != map.qd_idx)
 			need_old = true;
 	}
+	if (nfailed > conf->max_degraded)
+		goto lost;
 	if (need_old) {
 		/* a clean data block is lost: rebuild it from the old stripe */
 		for (m = 0; m < conf->raid_disks; m++) {
@@ -483,9 +567,7 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 	rc->wb_stripes++;
 	return 0;
 lost:
-	pr_err("md/raid:%s: journal: write-back stripe %llu: too many members unreadable to destage it\n",
-	       mdname(conf->mddev), (unsigned long long)rs->sector);
-	return -EIO;
+	return destage_lost(rc, rs, &map);
 }
 
 /* After the replay: destage every data-only stripe left (write-back). */
@@ -500,11 +582,13 @@ static int destage_pending(struct rec_ctx *rc)
 	rc->pages = kcalloc(conf->raid_disks, sizeof(*rc->pages), GFP_KERNEL);
 	rc->old = kcalloc(conf->raid_disks, sizeof(*rc->old), GFP_KERNEL);
 	rc->rerr = kcalloc(conf->raid_disks, sizeof(*rc->rerr), GFP_KERNEL);
+	rc->unknown = bitmap_zalloc(conf->raid_disks, GFP_KERNEL);
 	rc->pw.slots = kcalloc(R5J_PARITY_SLOTS(conf->raid_disks),
 			       sizeof(void *), GFP_KERNEL);
 	rc->meta = alloc_page(GFP_KERNEL);
 	err = -ENOMEM;
-	if (!rc->pages || !rc->old || !rc->rerr || !rc->pw.slots || !rc->meta)
+	if (!rc->pages || !rc->old || !rc->rerr || !rc->unknown ||
+	    !rc->pw.slots || !rc->meta)
 		goto out;
 	for (i = 0; i < conf->raid_disks; i++) {
 		rc->pages[i] = alloc_page(GFP_KERNEL);
@@ -536,6 +620,7 @@ out:
 	kfree(rc->pages);
 	kfree(rc->old);
 	kfree(rc->rerr);
+	bitmap_free(rc->unknown);
 	kfree(rc->pw.slots);
 	if (rc->meta)
 		put_page(rc->meta);

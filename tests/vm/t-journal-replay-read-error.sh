@@ -40,10 +40,12 @@
 
 . "$(dirname "$0")/lib.sh"
 
-rm -rf "$VM_DISK_DIR"
-vm_disks 16M a b c d j
+# power_cut: boot 1 on fresh disks (the array, the two writes, the power cut)
+power_cut() {
+	rm -rf "$VM_DISK_DIR"
+	vm_disks 16M a b c d j
 
-vm_boot --timeout 120 --kill-mark cut --kill-after 0.5 - a b c d j <<'EOF' ||
+	vm_boot --timeout 120 --kill-mark cut --kill-after 0.5 - a b c d j <<'EOF' ||
 . /test/guest-lib.sh
 load_personality
 p=/sys/module/raid5j/parameters/writeback_experimental
@@ -72,10 +74,12 @@ log "$(grep -A1 '^md0 ' /proc/mdstat | tail -n 1)"
 mark cut
 sleep 100
 EOF
-	vm_fail "boot 1 ($PERSONALITY)"
-[ "$VM_KILLED" = 1 ] || vm_fail "boot 1: the VM was not killed"
+		vm_fail "boot 1 ($PERSONALITY)"
+	[ "$VM_KILLED" = 1 ] || vm_fail "boot 1: the VM was not killed"
+}
+power_cut
 
-vm_boot --timeout 180 - a b c d j <<'EOF' || vm_fail "$PERSONALITY"
+vm_boot --timeout 180 - a b c d j <<'EOF' || vm_fail "$PERSONALITY (boot 2)"
 . /test/guest-lib.sh
 load_personality
 p=/sys/module/raid5j/parameters/writeback_experimental
@@ -201,6 +205,80 @@ log "data verified, mismatch_cnt 0; md12 errors $(md_sysfs md0 dev-md12/errors),
 report errors12end "$(md_sysfs md0 dev-md12/errors)"
 [ -z "$BAD" ] || fail "${BAD#; }"
 pass "t-journal-replay-read-error"
+run mdadm --stop /dev/md0
+check dmesg
+EOF
+
+# ---- boots 3, 4: md13 missing, so row 4 cannot be rebuilt ---------------
+power_cut
+vm_boot --timeout 180 - a b c d j <<'EOF' || vm_fail "$PERSONALITY (boot 4)"
+. /test/guest-lib.sh
+load_personality
+p=/sys/module/raid5j/parameters/writeback_experimental
+[ -e $p ] && echo 1 > $p
+modprobe faulty || fail "modprobe faulty"
+k=0
+for d in a b c d; do
+	run mdadm --build /dev/md1$k --level=faulty --raid-devices=1 $(disk $d)
+	k=$((k + 1))
+done
+OFF=$(mdadm --examine /dev/md12 |
+	sed -n 's/^ *Data Offset : \([0-9]*\) sectors.*/\1/p')
+[ -n "$OFF" ] || fail "no data offset on md12"
+blk=$(((OFF + 552) / 8))
+run mdadm --grow /dev/md12 --layout=rf
+dd if=/dev/md12 of=/dev/null bs=4k skip=$blk count=1 iflag=direct \
+	status=none 2>/dev/null && fail "md12: rf fault not taken"
+LOGN=$(dmesg | wc -l)
+if [ "$PERSONALITY" = raid456 ]; then
+	# 6.1: r5c_recovery_flush_data_only_stripes() waits for a stripe
+	# whose destage fails: the assembly never returns
+	mdadm --assemble --run /dev/md0 /dev/md10 /dev/md11 /dev/md12 "$(disk j)" &
+	apid=$!
+	for t in $(seq 60); do
+		kill -0 $apid 2>/dev/null || break
+		sleep 0.5
+	done
+	L=$(dmesg | tail -n +$((LOGN + 1)))
+	printf '%s\n' "$L" | grep -E 'md0|md1[0-3]'
+	kill -0 $apid 2>/dev/null ||
+		fail "raid456: the assembly returned (recorded as hanging)"
+	printf '%s\n' "$L" | grep -q "md0: read error not correctable (sector $((OFF + 552)) on md12)" ||
+		fail "raid456: no 'read error not correctable' line"
+	report assemble hang
+	log "raid456: the assembly hangs (mdadm still running after 30 s)"
+	pass "raid456: the degraded recovery hangs on the stripe it cannot destage"
+	exit 0
+fi
+run mdadm --assemble --run /dev/md0 /dev/md10 /dev/md11 /dev/md12 "$(disk j)"
+L=$(dmesg | tail -n +$((LOGN + 1)))
+printf '%s\n' "$L" | grep -E 'md0|md1[0-3]'
+check state '[UUU_]' /dev/md0
+st=$(cat /sys/block/md0/md/array_state)
+bb12=$(md_sysfs md0 dev-md12/bad_blocks)
+log "degraded: array_state $st, md12 bad_blocks: $(echo $bb12)"
+seq -w 1 100000 | head -c 8192 > /tmp/new
+head -c 2097152 /dev/zero > /tmp/exp
+dd if=/tmp/new of=/tmp/exp bs=4k seek=197 count=1 conv=notrunc status=none
+dd if=/tmp/new of=/tmp/exp bs=4k skip=1 seek=245 count=1 conv=notrunc status=none
+rd229() {
+	dd if=/dev/md0 of=/tmp/b229 bs=4k skip=229 count=1 iflag=direct \
+		status=none 2>/dev/null
+}
+printf '%s\n' "$L" | grep -q "md0: read error not correctable (sector $((OFF + 552)) on md12)" ||
+	fail "no 'read error not correctable (sector $((OFF + 552)) on md12)'"
+echo "$bb12" | grep -qx "$((OFF + 552)) 8" ||
+	fail "md12: $((OFF + 552)) not in bad_blocks '$(echo $bb12)'"
+case $st in clean|active) ;; *) fail "array_state '$st'" ;; esac
+rd229 && fail "array block 229 (lost) read without error"
+cmp <(head -c 937984 /tmp/exp) \
+	<(dd if=/dev/md0 bs=4k count=229 iflag=direct status=none) ||
+	fail "array blocks 0-228 differ"
+cmp <(tail -c +937985 /tmp/exp | tail -c +4097) \
+	<(dd if=/dev/md0 bs=4k skip=230 count=282 iflag=direct status=none) ||
+	fail "array blocks 230-511 differ"
+log "degraded: every block but 229 verified"
+pass "degraded: the unrebuildable block recorded, the rest destaged"
 run mdadm --stop /dev/md0
 check dmesg
 EOF
