@@ -122,6 +122,29 @@ disks() {
 # raid5j: md-mod and everything raid456 would need (xor, raid6_pq, async_*,
 # crc32c/libcrc32c), then insmod raid5j.ko.  raid456 is never loaded with
 # it: md core takes the first personality registered for a level.
+# faulty_members DISK...: md's "faulty" personality over each disk, as
+# /dev/md10, /dev/md11, ... in that order (fault injection under array
+# members: mdadm --grow -l faulty -p LAYOUT arms a fault); F lists them.
+faulty_members() {
+	local d k=0
+	modprobe faulty || fail "modprobe faulty"
+	F=
+	for d in "$@"; do
+		run mdadm --build /dev/md1$k --level=faulty --raid-devices=1 $(disk $d)
+		F="$F /dev/md1$k"
+		k=$((k + 1))
+	done
+	F=${F# }
+}
+
+# data_offset DEV: where a member's data starts, in sectors (mdadm --examine)
+data_offset() {
+	local off
+	off=$(mdadm --examine "$1" | sed -n 's/^ *Data Offset : \([0-9]*\) sectors.*/\1/p')
+	[ -n "$off" ] || fail "no data offset on $1"
+	echo "$off"
+}
+
 load_personality() {
 	local p=${1:-$PERSONALITY} m
 	for m in crc32c_generic crc32c-intel libcrc32c md-mod xor raid6_pq \

@@ -96,16 +96,8 @@ vm_boot --timeout 180 - a b c d j <<'EOF' || vm_fail "$PERSONALITY (boot 2)"
 load_personality
 p=/sys/module/raid5j/parameters/writeback_experimental
 [ -e $p ] && echo 1 > $p
-modprobe faulty || fail "modprobe faulty"
-F="/dev/md10 /dev/md11 /dev/md12 /dev/md13"
-k=0
-for d in a b c d; do
-	run mdadm --build /dev/md1$k --level=faulty --raid-devices=1 $(disk $d)
-	k=$((k + 1))
-done
-OFF=$(mdadm --examine /dev/md12 |
-	sed -n 's/^ *Data Offset : \([0-9]*\) sectors.*/\1/p')
-[ -n "$OFF" ] || fail "no data offset on md12"
+faulty_members a b c d
+OFF=$(data_offset /dev/md12)
 z4k() { cmp -s "$1" <(head -c 4096 /dev/zero); }
 for f in "md12 552 rf" "md11 680 rp"; do
 	set -- $f
@@ -228,15 +220,8 @@ vm_boot --timeout 180 - a b c d j <<'EOF' || vm_fail "$PERSONALITY (boot 4)"
 load_personality
 p=/sys/module/raid5j/parameters/writeback_experimental
 [ -e $p ] && echo 1 > $p
-modprobe faulty || fail "modprobe faulty"
-k=0
-for d in a b c d; do
-	run mdadm --build /dev/md1$k --level=faulty --raid-devices=1 $(disk $d)
-	k=$((k + 1))
-done
-OFF=$(mdadm --examine /dev/md12 |
-	sed -n 's/^ *Data Offset : \([0-9]*\) sectors.*/\1/p')
-[ -n "$OFF" ] || fail "no data offset on md12"
+faulty_members a b c d
+OFF=$(data_offset /dev/md12)
 blk=$(((OFF + 552) / 8))
 run mdadm --grow /dev/md12 --layout=rf
 dd if=/dev/md12 of=/dev/null bs=4k skip=$blk count=1 iflag=direct \

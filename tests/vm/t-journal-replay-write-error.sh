@@ -67,16 +67,8 @@ EOF
 vm_boot --timeout 120 - a b c d j <<'EOF' || vm_fail "$PERSONALITY"
 . /test/guest-lib.sh
 load_personality
-modprobe faulty || fail "modprobe faulty"
-F="/dev/md10 /dev/md11 /dev/md12 /dev/md13"
-k=0
-for d in a b c d; do
-	run mdadm --build /dev/md1$k --level=faulty --raid-devices=1 $(disk $d)
-	k=$((k + 1))
-done
-OFF=$(mdadm --examine /dev/md12 |
-	sed -n 's/^ *Data Offset : \([0-9]*\) sectors.*/\1/p')
-[ -n "$OFF" ] || fail "no data offset on md12"
+faulty_members a b c d
+OFF=$(data_offset /dev/md12)
 blk=$(((OFF + 552) / 8))
 dd if=/dev/md12 of=/tmp/blk bs=4k skip=$blk count=1 iflag=direct status=none ||
 	fail "read md12 dev 552"

@@ -91,13 +91,7 @@ vm_boot --timeout 240 - $DISKS <<'EOF' || vm_fail "$PERSONALITY"
 . /test/guest-lib.sh
 load_personality
 fast_sync
-modprobe faulty || fail "modprobe faulty"
-F="/dev/md10 /dev/md11 /dev/md12 /dev/md13"
-k=0
-for d in a b c d; do
-	run mdadm --build /dev/md1$k --level=faulty --raid-devices=1 $(disk $d)
-	k=$((k + 1))
-done
+faulty_members a b c d
 run mdadm --create /dev/md0 --run --level=5 --chunk=64 --raid-devices=4 \
 	--size=32M --assume-clean $F
 check raid5 /dev/md0
