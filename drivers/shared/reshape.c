@@ -132,6 +132,43 @@ int r5j_reshape_row_side(const struct r5j_reshape *r, u64 pos,
 	return 0;
 }
 
+const struct r5j_geom *r5j_reshape_log_geom(const struct r5j_reshape *r,
+					    u64 pos, const u64 *data, int n,
+					    u64 parity_dev)
+{
+	const struct r5j_geom *g;
+	int i, side;
+
+	if (parity_dev % R5J_STRIPE_SECTORS)
+		return NULL;
+	if (!n) {
+		bool p = r5j_reshape_row_side(r, pos, &r->prev, parity_dev) == 1;
+		bool q = r5j_reshape_row_side(r, pos, &r->next, parity_dev) == -1;
+
+		/* both at once does not occur (test_reshape's model checks) */
+		return p == q ? NULL : p ? &r->prev : &r->next;
+	}
+	g = r5j_reshape_geom(r, pos, data[0]);
+	/*
+	 * A prev stripe is logged only when all of it is ahead (R4), a next
+	 * one only when all of it is done; with every DATA block in that row
+	 * all of them are on g's side too.
+	 */
+	side = g == &r->prev ? 1 : -1;
+	if (r5j_reshape_row_side(r, pos, g, parity_dev) != side)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		struct r5j_stripe_map map;
+		int dd;
+		u64 dev;
+
+		dev = r5j_map_array_sector(g, data[i], &dd, &map);
+		if (dev - dev % R5J_STRIPE_SECTORS != parity_dev)
+			return NULL;
+	}
+	return g;
+}
+
 /* Previous-geometry rows holding array sectors [lo, hi), lo < hi. */
 static void r5j_rs_src(const struct r5j_reshape *r, u64 lo, u64 hi,
 		       struct r5j_reshape_step *st)

@@ -254,6 +254,82 @@ static void test_row_side(void)
 	}
 }
 
+/*
+ * Replay classification (reshape.md J3): every row of either geometry,
+ * logged with all its data blocks, one of them, or none, at every
+ * position: the geometry comes back exactly when the row lies wholly on
+ * that geometry's side; a block of another row, a parity location off by
+ * a stripe or unaligned, or a straddling row gives NULL.
+ */
+static void test_log_geom(void)
+{
+	static const struct { int lvl, lay, n, dn; u32 oc, nc; bool back; } cs[] = {
+		{ 5, 2, 3, 1, 16, 16, false },
+		{ 5, 0, 5, -1, 16, 32, true },
+		{ 6, 18, 5, 0, 32, 16, false },
+		{ 6, 2, 6, -2, 16, 16, true },
+		{ 4, 0, 3, 2, 16, 16, false },
+	};
+	int c, k, m, nd, hits[2] = { 0, 0 }, nulls = 0;
+
+	for (c = 0; c < 5; c++) {
+		struct r5j_reshape r = rs(geom(cs[c].lvl, cs[c].lay, cs[c].n, cs[c].oc),
+					  geom(cs[c].lvl, 2, cs[c].n + cs[c].dn, cs[c].nc),
+					  1024, 0, cs[c].back);
+		const struct r5j_geom *gs[2] = { &r.prev, &r.next };
+		u64 pos, d;
+
+		REQUIRE(r5j_reshape_check(&r, NULL) == 0);
+		for (pos = 0; pos <= r5j_reshape_end(&r);
+		     pos += r5j_reshape_unit(&r) * r5j_geom_data_disks(&r.next))
+		for (k = 0; k < 2; k++)
+		for (d = 0; d < 512; d += 8) {
+			const struct r5j_geom *g = gs[k];
+			int side = r5j_reshape_row_side(&r, pos, g, d);
+			bool own = side == (k ? -1 : 1);
+			u64 data[R5J_MAX_DISKS + 1];
+			struct r5j_stripe_map map;
+			const struct r5j_geom *got;
+
+			r5j_stripe_parity(g, d, &map);
+			for (nd = 0, m = 0; m < g->raid_disks; m++)
+				if (m != map.pd_idx && m != map.qd_idx)
+					data[nd++] = r5j_array_sector_of(g, d, m);
+			data[nd] = data[0] + r5j_geom_data_disks(g) * g->chunk_sectors;
+			TEST_NOTE("case %d geom %d pos %llu row %llu", c, k,
+				  (unsigned long long)pos, (unsigned long long)d);
+			if (!own) {
+				/*
+				 * Not g's: the same sectors may form a valid
+				 * stripe of the other geometry at d, never
+				 * one of g.
+				 */
+				nulls++;
+				CHECK(r5j_reshape_log_geom(&r, pos, data, nd, d) != g);
+				for (m = 0; m < nd; m++)
+					CHECK(r5j_reshape_log_geom(&r, pos, &data[m], 1, d) != g);
+				CHECK(r5j_reshape_log_geom(&r, pos, data, 0, d) != g);
+				continue;
+			}
+			hits[k]++;
+			CHECK(r5j_reshape_log_geom(&r, pos, data, nd, d) == g);
+			for (m = 0; m < nd; m++)
+				CHECK(r5j_reshape_log_geom(&r, pos, &data[m], 1, d) == g);
+			/* wrong parity row, unaligned parity, a foreign block */
+			CHECK(r5j_reshape_log_geom(&r, pos, data, nd, d + 8) == NULL);
+			CHECK(r5j_reshape_log_geom(&r, pos, data, nd, d + 1) == NULL);
+			CHECK(r5j_reshape_log_geom(&r, pos, data, nd + 1, d) == NULL);
+			/* parity only: g's unless the other geometry claims d too */
+			got = r5j_reshape_log_geom(&r, pos, data, 0, d);
+			if (r5j_reshape_row_side(&r, pos, gs[!k], d) == (k ? 1 : -1))
+				CHECK(got == NULL);
+			else
+				CHECK(got == g);
+		}
+	}
+	CHECK(hits[0] > 100 && hits[1] > 100 && nulls > 100);
+}
+
 /* ---- brute-force model ---- */
 
 #define BS		R5J_STRIPE_SECTORS
@@ -275,6 +351,8 @@ struct model {
 	u64 safe;		/* position on disk */
 	/* counts */
 	int steps, go, checkpoints, backups;
+	int backups_held;	/* blocks in saved[] */
+	int crash_nobackup, crash_refused;
 };
 
 static u32 tag_of(u64 array_sector)
@@ -422,8 +500,10 @@ static void model_backup(struct model *md, const struct r5j_reshape_step *st)
 				continue;
 			a = (u64)(*p - 1) * BS;
 			if (r5j_reshape_ahead(r, md->safe, a) &&
-			    md->saved[a / BS] == NOT_SAVED)
+			    md->saved[a / BS] == NOT_SAVED) {
 				md->saved[a / BS] = *p;
+				md->backups_held++;
+			}
 		}
 }
 
@@ -532,8 +612,56 @@ static void model_checkpoint(struct model *md, u64 pos)
 	md->checkpoints++;
 	/* mdadm drops backup the superblock has gone past */
 	for (a = 0; a < r5j_reshape_end(md->r); a += BS)
-		if (!r5j_reshape_ahead(md->r, pos, a))
+		if (!r5j_reshape_ahead(md->r, pos, a) &&
+		    md->saved[a / BS] != NOT_SAVED) {
 			md->saved[a / BS] = NOT_SAVED;
+			md->backups_held--;
+		}
+}
+
+/*
+ * J1 + J3: a stripe a write may log while the reshape is at progress (a
+ * prev row wholly ahead of progress, a next row wholly behind the on-disk
+ * position) replays through the geometry it was written in.
+ */
+static int model_check_log(struct model *md, u64 progress)
+{
+	const struct r5j_reshape *r = md->r;
+	const struct r5j_geom *gs[2] = { &r->prev, &r->next };
+	u64 data[R5J_MAX_DISKS], d;
+	int k, m, nd, bad = 0;
+
+	for (k = 0; k < 2; k++)
+	for (d = 0; d + BS <= r->dev_sectors; d += BS) {
+		const struct r5j_geom *g = gs[k];
+		struct r5j_stripe_map map;
+
+		/* the same dev sector never belongs to both sides at once */
+		if (!k && r5j_reshape_row_side(r, md->safe, g, d) == 1 &&
+		    r5j_reshape_row_side(r, md->safe, &r->next, d) == -1 &&
+		    !bad++) {
+			TEST_NOTE("%.80s: row %llu claimed by both geometries at %llu",
+				  model_name, (unsigned long long)d,
+				  (unsigned long long)md->safe);
+			CHECK(0);
+		}
+		if (r5j_reshape_row_side(r, k ? md->safe : progress, g, d) !=
+		    (k ? -1 : 1))
+			continue;
+		r5j_stripe_parity(g, d, &map);
+		for (nd = 0, m = 0; m < g->raid_disks; m++)
+			if (m != map.pd_idx && m != map.qd_idx)
+				data[nd++] = r5j_array_sector_of(g, d, m);
+		if (r5j_reshape_log_geom(r, md->safe, data, nd, d) != g &&
+		    !bad++) {
+			TEST_NOTE("%.80s: row %llu of geometry %d at progress %llu, safe %llu",
+				  model_name, (unsigned long long)d, k,
+				  (unsigned long long)progress,
+				  (unsigned long long)md->safe);
+			CHECK(0);
+		}
+	}
+	return bad;
 }
 
 /* Restart after a crash: mdadm restores its backup ahead of the position. */
@@ -580,6 +708,12 @@ static int model_run(struct model *md, bool crash_check)
 			struct model c;
 
 			bad += model_consistent(md, "crash");
+			bad += model_check_log(md, pos);
+			if (md->backups_held == 0) {
+				md->crash_nobackup++;
+				if (!r5j_reshape_resume_ok(md->r, md->safe, false))
+					md->crash_refused++;
+			}
 			if (!bad) {
 				if (model_copy(&c, md))
 					return 1;
@@ -602,6 +736,7 @@ static int model_run(struct model *md, bool crash_check)
 
 struct model_totals {
 	int configs, steps, go, checkpoints, backups;
+	int crash_nobackup, crash_refused;
 };
 
 static void model_one(const struct r5j_reshape *r, struct model_totals *t)
@@ -628,6 +763,8 @@ static void model_one(const struct r5j_reshape *r, struct model_totals *t)
 	t->go += md.go;
 	t->checkpoints += md.checkpoints;
 	t->backups += md.backups;
+	t->crash_nobackup += md.crash_nobackup;
+	t->crash_refused += md.crash_refused;
 	model_free(&md);
 }
 
@@ -669,6 +806,11 @@ static void test_model(void)
 	printf("    model: %d reshapes, %d steps: %d go, %d after a checkpoint, %d needing a backup; %d checkpoints\n",
 	       t.configs, t.steps, t.go, t.steps - t.go - t.backups,
 	       t.backups, t.checkpoints);
+	printf("    crash points without a backup held: %d, refused by mainline's assembly test: %d\n",
+	       t.crash_nobackup, t.crash_refused);
+	/* interop: raid456 resumes every position raid5j leaves unprotected */
+	CHECK_EQ(t.crash_refused, 0);
+	CHECK(t.crash_nobackup > 1000);
 	CHECK(t.configs > 1000);
 	CHECK(t.backups > 0 && t.go > 0 && t.steps - t.go - t.backups > 0);
 }
@@ -680,6 +822,7 @@ int main(void)
 	RUN_TEST(test_shrink_by_hand);
 	RUN_TEST(test_layout_change_by_hand);
 	RUN_TEST(test_row_side);
+	RUN_TEST(test_log_geom);
 	RUN_TEST(test_model);
 	return TEST_DONE();
 }
