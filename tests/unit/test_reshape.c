@@ -352,6 +352,7 @@ struct model {
 	/* counts */
 	int steps, go, checkpoints, backups;
 	int backups_held;	/* blocks in saved[] */
+	bool mainline;		/* checkpoint by mainline_need() instead */
 	int crash_nobackup, crash_refused;
 };
 
@@ -676,6 +677,45 @@ static void model_restore(struct model *md)
 }
 
 /*
+ * raid456 6.1's checkpoint test in reshape_request(), restated (its 10 s
+ * timer left out): positions in dev sectors, the read side widened and the
+ * write side moved by a unit and by the data offset change; checkpoint if
+ * the on-disk position's reads are behind the write while this step's are
+ * ahead of it; if even this step's reads are not ahead, only a backup
+ * (mdadm) protects the step.
+ */
+static enum r5j_reshape_need mainline_need(const struct r5j_reshape *r,
+					   const struct r5j_reshape_step *st,
+					   u64 safe)
+{
+	s64 u = r5j_reshape_unit(r), d = r->offset_diff;
+	s64 w = st->pos / r5j_geom_data_disks(&r->next);
+	s64 rd = st->pos / r5j_geom_data_disks(&r->prev);
+	s64 sf = safe / r5j_geom_data_disks(&r->prev);
+
+	if (r->backwards) {
+		w -= u;
+		rd += u;
+		sf += u;
+	} else {
+		w += u;
+		rd -= rd < u ? rd : u;
+		sf -= sf < u ? sf : u;
+	}
+	if (d < 0) {
+		sf -= d;
+		rd -= d;
+	} else {
+		w += d;
+	}
+	if (r->backwards ? sf > w && rd < w : sf < w && rd > w)
+		return R5J_RESHAPE_CHECKPOINT;
+	if (r->backwards ? rd >= w : rd <= w)
+		return R5J_RESHAPE_BACKUP;
+	return R5J_RESHAPE_GO;
+}
+
+/*
  * Run the reshape from md->safe to the end.  crash_check: after each step,
  * check the crash state and resume a copy from it.
  */
@@ -686,14 +726,28 @@ static int model_run(struct model *md, bool crash_check)
 	int bad = 0;
 
 	while (!bad && !r5j_reshape_step(md->r, pos, &st)) {
-		enum r5j_reshape_need need = r5j_reshape_need(md->r, &st,
-							      md->safe);
+		enum r5j_reshape_need need = md->mainline ?
+			mainline_need(md->r, &st, md->safe) :
+			r5j_reshape_need(md->r, &st, md->safe);
 
 		md->steps++;
+		/*
+		 * Never more than raid456 asks for at the same state: where
+		 * raid5j needs mdadm's backup, raid456 needs it too.
+		 */
+		if (!md->mainline &&
+		    need > mainline_need(md->r, &st, md->safe) && !bad++) {
+			TEST_NOTE("%.80s: step at %llu safe %llu: raid5j %d, raid456 %d",
+				  model_name, (unsigned long long)st.pos,
+				  (unsigned long long)md->safe, need,
+				  mainline_need(md->r, &st, md->safe));
+			CHECK(0);
+		}
 		if (need == R5J_RESHAPE_CHECKPOINT) {
 			model_checkpoint(md, st.pos);
-			CHECK_EQ(r5j_reshape_need(md->r, &st, md->safe),
-				 R5J_RESHAPE_GO);
+			if (!md->mainline)
+				CHECK_EQ(r5j_reshape_need(md->r, &st, md->safe),
+					 R5J_RESHAPE_GO);
 		} else if (need == R5J_RESHAPE_BACKUP) {
 			md->backups++;
 			model_backup(md, &st);
@@ -739,7 +793,8 @@ struct model_totals {
 	int crash_nobackup, crash_refused;
 };
 
-static void model_one(const struct r5j_reshape *r, struct model_totals *t)
+static void model_one(const struct r5j_reshape *r, struct model_totals *t,
+		      bool mainline)
 {
 	struct model md;
 
@@ -749,8 +804,10 @@ static void model_one(const struct r5j_reshape *r, struct model_totals *t)
 		CHECK(0);
 		return;
 	}
+	md.mainline = mainline;
 	snprintf(model_name, sizeof(model_name),
-		 "level %d layout %d->%d n %d->%d chunk %u->%u diff %lld %s",
+		 "%slevel %d layout %d->%d n %d->%d chunk %u->%u diff %lld %s",
+		 mainline ? "mainline " : "",
 		  r->prev.level, r->prev.layout, r->next.layout,
 		  r->prev.raid_disks, r->next.raid_disks,
 		  r->prev.chunk_sectors, r->next.chunk_sectors,
@@ -768,7 +825,7 @@ static void model_one(const struct r5j_reshape *r, struct model_totals *t)
 	model_free(&md);
 }
 
-static void test_model(void)
+static void model_all(bool mainline, struct model_totals *t)
 {
 	static const int lay5[] = { 0, 1, 2, 3, 4, 5 };
 	static const int lay6[] = { 2, 1, 10, 18 };
@@ -776,7 +833,6 @@ static void test_model(void)
 		{ 8, 8 }, { 16, 16 }, { 8, 32 }, { 32, 8 }, { 16, 32 },
 	};
 	static const s64 diffs[] = { 0, 8, 16, 32, 64, 96 };
-	struct model_totals t = { 0 };
 	int lvl, li, ci, di, n, dn, dir;
 
 	for (lvl = 4; lvl <= 6; lvl++)
@@ -799,20 +855,46 @@ static void test_model(void)
 		r.dev_sectors = 12 * (u64)u + 8;
 		if (dn == 0 && lay == nlay && chunks[ci][0] == chunks[ci][1])
 			continue;
-		model_one(&r, &t);
+		model_one(&r, t, mainline);
 		if (r5j_t.checks_failed)
 			return;
 	}
+}
+
+static void model_report(const struct model_totals *t)
+{
 	printf("    model: %d reshapes, %d steps: %d go, %d after a checkpoint, %d needing a backup; %d checkpoints\n",
-	       t.configs, t.steps, t.go, t.steps - t.go - t.backups,
-	       t.backups, t.checkpoints);
+	       t->configs, t->steps, t->go, t->steps - t->go - t->backups,
+	       t->backups, t->checkpoints);
 	printf("    crash points without a backup held: %d, refused by mainline's assembly test: %d\n",
-	       t.crash_nobackup, t.crash_refused);
+	       t->crash_nobackup, t->crash_refused);
+}
+
+static void test_model(void)
+{
+	struct model_totals t = { 0 };
+
+	model_all(false, &t);
+	model_report(&t);
 	/* interop: raid456 resumes every position raid5j leaves unprotected */
 	CHECK_EQ(t.crash_refused, 0);
 	CHECK(t.crash_nobackup > 1000);
 	CHECK(t.configs > 1000);
 	CHECK(t.backups > 0 && t.go > 0 && t.steps - t.go - t.backups > 0);
+}
+
+/*
+ * The same reshapes with raid456's checkpoint decisions: the model (and
+ * with it R1) agrees that mainline's positions are safe to resume from,
+ * so a reshape raid456 interrupted resumes under raid5j's rules.
+ */
+static void test_model_mainline(void)
+{
+	struct model_totals t = { 0 };
+
+	model_all(true, &t);
+	model_report(&t);
+	CHECK(t.configs > 1000);
 }
 
 int main(void)
@@ -824,5 +906,6 @@ int main(void)
 	RUN_TEST(test_row_side);
 	RUN_TEST(test_log_geom);
 	RUN_TEST(test_model);
+	RUN_TEST(test_model_mainline);
 	return TEST_DONE();
 }
