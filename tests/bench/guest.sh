@@ -5,9 +5,10 @@
 # /test/plan.txt one at a time, each when the host says so:
 #
 #	<k> array <profile> <prefix> <level> <ndisks> <mode> <chunk_kb> <region_mb>
-#	    fresh array on members <prefix>0.. (+ <prefix>j when mode is wt):
-#	    discard every disk, mdadm --create --assume-clean, full-stripe
-#	    prefill of the first <region_mb> MiB
+#	    fresh array on members <prefix>0.. (+ <prefix>j when mode is wt
+#	    or wb): discard every disk, mdadm --create --assume-clean,
+#	    full-stripe prefill of the first <region_mb> MiB (in write-through;
+#	    mode wb switches to write-back after it)
 #	<k> cell <cell-id> <fio options...>    one measured fio job on /dev/md0
 #	<k> fail                               mdadm --fail the first member
 #
@@ -23,13 +24,23 @@
 # snapshot just before fio starts the job's clock, exec_postrun ("hook post
 # K") takes the "after" snapshot and says done.
 #
+# Write-back cells (mode wb): the prerun checks that journal_mode shows
+# [write-back] (the cell is an error and does not run otherwise).  The
+# postrun, after the "after" snapshot, drains the cache: it switches to
+# write-through (both personalities destage every dirty stripe and wait
+# for it), times that, takes a third snapshot (phase 2: the cell's writes
+# are all on the members) and switches back to write-back.  So every cell
+# starts with a clean cache, and phase 0->2 counts all the member traffic
+# the cell's writes cause.
+#
 # Result lines (on the result port; the host's report.py parses them):
 #	I <k> key=value ...             array geometry and settings
-#	T <k> 0|1 <uptime>              clock before/after fio
-#	S <k> 0|1 <role> <dev> <stat>   /sys/block/<dev>/stat before/after;
+#	T <k> 0|1|2 <uptime>            clock before/after fio (2: after the
+#	                                write-back drain)
+#	S <k> 0|1|2 <role> <dev> <stat> /sys/block/<dev>/stat before/after;
 #	                                role: md, m0.. (members), j (journal)
-#	K <k> 0|1 raid5j|journal k=v..  raid5j_stats / journal_stats (raid5j)
-#	P <k> 0|1 <cpu fields>          first line of /proc/stat
+#	K <k> 0|1|2 raid5j|journal k=v  raid5j_stats / journal_stats (raid5j)
+#	P <k> 0|1|2 <cpu fields>        first line of /proc/stat
 #	F <k> <fio json on one line>    for the cells from step k on: one
 #	                                job per cell, named s<step>
 #	E <k> <message>                 the step failed (the run goes on)
@@ -40,6 +51,8 @@ PLAN=/test/plan.txt
 PORT=${R5J_RESULT_PORT:-/dev/null}
 ERRORS=0
 MD=/dev/md0
+JM=/sys/block/md0/md/journal_mode
+WB_PARAM=/sys/module/raid5j/parameters/writeback_experimental
 ROLES=()	# role names, parallel to DEVS
 DEVS=()		# kernel block device names (md0, vda, ...)
 
@@ -105,6 +118,17 @@ stop_array() {
 	fi
 }
 
+# set_mode MODE: journal_mode write-through or write-back; 0 when it then
+# shows [MODE] (a refused or ignored switch fails; raid5j needs its
+# writeback_experimental parameter for write-back, raid456 nothing).
+set_mode() {
+	local jm=
+	[ "$1" = write-back ] && [ -e $WB_PARAM ] && echo 1 > $WB_PARAM
+	echo "$1" > $JM 2> /dev/null || return 1
+	read -r jm < $JM
+	[[ "$jm" == *"[$1]"* ]]
+}
+
 # step_array K PROFILE PREFIX LEVEL NDISKS MODE CHUNK_KB REGION_MB
 step_array() {
 	local k=$1 prof=$2 pre=$3 level=$4 n=$5 mode=$6 chunk=$7 region=$8
@@ -114,14 +138,14 @@ step_array() {
 	for i in $(seq 0 $((n - 1))); do
 		members+=("$(disk "$pre$i")")
 	done
-	[ "$mode" = wt ] && jdev=$(disk "${pre}j")
+	[ "$mode" = wt ] || [ "$mode" = wb ] && jdev=$(disk "${pre}j")
 	for d in "${members[@]}" $jdev; do
 		mdadm --zero-superblock "$d" > /dev/null 2>&1
 		blkdiscard "$d" > /dev/null 2>&1 ||
 			dd if=/dev/zero of="$d" bs=1M count=4 oflag=direct 2>/dev/null
 	done
 	ROLES=() DEVS=()
-	export BENCH_ROLES='' BENCH_DEVS=''
+	export BENCH_ROLES='' BENCH_DEVS='' BENCH_MODE=$mode
 	if ! mdadm --create "$MD" --run --level="$level" --raid-devices="$n" \
 		--chunk="$chunk" --assume-clean --bitmap=none \
 		${jdev:+--write-journal=$jdev} "${members[@]}" > /tmp/create.out 2>&1; then
@@ -139,9 +163,8 @@ step_array() {
 		err "$k" "array is not raid$level on $PERSONALITY: $(grep -A1 '^md0' /proc/mdstat | tr '\n' ' ')"
 		return
 	fi
-	if [ "$mode" = wt ]; then
-		echo write-through > /sys/block/md0/md/journal_mode 2> /dev/null ||
-			err "$k" "cannot set journal_mode write-through"
+	if [ -n "$jdev" ] && ! set_mode write-through; then
+		err "$k" "cannot set journal_mode write-through: $(cat $JM)"
 	fi
 	data=$((n - (level == 6 ? 2 : 1)))
 	fs=$((chunk * data))
@@ -161,6 +184,10 @@ step_array() {
 		err "$k" "prefill failed: $(tail -n 3 /tmp/prefill.out | tr '\n' ' ')"
 	fi
 	read -r t2 _ < /proc/uptime
+	if [ "$mode" = wb ] && ! set_mode write-back; then
+		err "$k" "cannot set journal_mode write-back: $(cat $JM 2>&1)"
+	fi
+	[ -n "$jdev" ] && out "I $k journal_mode_cells=$(tr ' ' ',' < $JM)"
 	out "I $k create_s=$(echo "$t1 $t0" | awk '{ print $1 - $2 }')" \
 		"prefill_s=$(echo "$t2 $t1" | awk '{ print $1 - $2 }')"
 	say "step $k: $(grep -A1 '^md0' /proc/mdstat | tr -s ' \n' ' ')"
@@ -189,6 +216,21 @@ finish() {
 	mark "done-$1"
 }
 
+# drain K: write-back cell K ran; put its dirty data on the members (the
+# switch to write-through returns once every dirty stripe is destaged),
+# snapshot phase 2, back to write-back.
+drain() {
+	local k=$1 t0 t1 ok=1 jm=
+	read -r jm < $JM
+	[[ "$jm" == *"[write-back]"* ]] || err "$k" "journal_mode after the cell: '$jm'"
+	read -r t0 _ < /proc/uptime
+	set_mode write-through || { ok=0; err "$k" "drain: switch to write-through failed"; }
+	read -r t1 _ < /proc/uptime
+	out "I $k drain_s=$(echo "$t1 $t0" | awk '{ print $1 - $2 }') drain_ok=$ok"
+	snap "$k" 2
+	set_mode write-back || err "$k" "drain: switch back to write-back failed: $(cat $JM)"
+}
+
 # hook pre|post K: fio's exec_prerun / exec_postrun of cell K.
 hook() {
 	read -r -a ROLES <<< "$BENCH_ROLES"
@@ -196,10 +238,23 @@ hook() {
 	case $1 in
 	pre)
 		wait_go "$2" || exit 1
+		if [ "$BENCH_MODE" = wb ]; then
+			local jm=
+			read -r jm < $JM
+			if [[ "$jm" != *"[write-back]"* ]]; then
+				# fio skips a job whose prerun fails; the
+				# host gets its turn back here
+				err "$2" "journal_mode is '$jm', not [write-back]: cell not run"
+				echo "$2" >> /tmp/bench-done
+				finish "$2"
+				exit 1
+			fi
+		fi
 		snap "$2" 0
 		;;
 	post)
 		snap "$2" 1
+		[ "$BENCH_MODE" = wb ] && drain "$2"
 		echo "$2" >> /tmp/bench-done
 		finish "$2"
 		;;

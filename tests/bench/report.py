@@ -29,7 +29,8 @@ WORKLOADS = {
     "mix7030": ("4 KiB random 70% read / 30% write qd16", "iops", "mixed"),
     "swfsync": ("64 KiB buffered seq write, fsync every 1 MiB", "mbps", "seqwrite"),
 }
-MODES = {"none": "no journal", "wt": "journal write-through"}
+MODES = {"none": "no journal", "wt": "journal write-through",
+         "wb": "journal write-back"}
 PROFILES = {
     "throttled": "throttled members (HDD-like), journal unthrottled",
     "unthrottled": "unthrottled (emulated CPU is the limit)",
@@ -271,15 +272,36 @@ def cell_metrics(st, info):
     T = st.get("T", {})
     if "0" in T and "1" in T:
         m["wall_s"] = round(T["1"] - T["0"], 2)
-    # /sys/block/*/stat deltas
-    S0, S1 = st.get("S", {}).get("0", {}), st.get("S", {}).get("1", {})
-    dev = {}
-    for role in S0:
-        if role in S1:
-            a, b = S0[role][1], S1[role][1]
-            dev[role] = {"dev": S0[role][0]}
-            dev[role].update({k: b[k] - a[k] for k in a if k in b and k != "inflight"})
+    # Counter deltas: from before fio to after it (phase 1) or, for a
+    # write-back cell, to after the drain (phase 2): everything the
+    # cell's writes cost the members, whenever it was written.
+    last = "2" if "2" in st.get("S", {}) else "1"
+    S0 = st.get("S", {}).get("0", {})
+
+    def stat_delta(ph):
+        S1 = st.get("S", {}).get(ph, {})
+        dev = {}
+        for role in S0:
+            if role in S1:
+                a, b = S0[role][1], S1[role][1]
+                dev[role] = {"dev": S0[role][0]}
+                dev[role].update({k: b[k] - a[k] for k in a if k in b and k != "inflight"})
+        return dev
+    dev = stat_delta(last)
     m["devices"] = dev
+    if last == "2":
+        info = st.get("I", {})
+        wb = {"drain_s": float(info["drain_s"]) if "drain_s" in info else None,
+              "drain_ok": info.get("drain_ok") == "1"}
+        d1 = stat_delta("1")
+        mw = lambda d, key: sum(v.get(key, 0) for r, v in d.items()
+                                if r[0] == "m" and r[1:].isdigit())
+        wb["member_writes_during_fio"] = mw(d1, "writes")
+        wb["member_write_bytes_during_fio"] = mw(d1, "wsect") * SECTOR
+        wb["member_reads_during_fio"] = mw(d1, "reads")
+        if "T" in st and "2" in st["T"] and "0" in st["T"]:
+            wb["wall_with_drain_s"] = round(st["T"]["2"] - st["T"]["0"], 2)
+        m["wb"] = wb
     mem = [r for r in dev if r[0] == "m" and r[1:].isdigit()]
     tot = lambda key, roles: sum(dev[r].get(key, 0) for r in roles)
     io = {"member_reads": tot("reads", mem), "member_writes": tot("writes", mem),
@@ -315,7 +337,7 @@ def cell_metrics(st, info):
     io["avg_journal_write_kib"] = div(io["journal_write_bytes"] / 1024, io["journal_writes"])
     m["io"] = io
     # guest CPU (USER_HZ = 100 jiffies/s): all CPUs, not idle, not iowait
-    P0, P1 = st.get("P", {}).get("0"), st.get("P", {}).get("1")
+    P0, P1 = st.get("P", {}).get("0"), st.get("P", {}).get(last)
     if P0 and P1:
         d = [b - a for a, b in zip(P0, P1)]
         total = sum(d[:8])
@@ -323,13 +345,28 @@ def cell_metrics(st, info):
         m["cpu"] = {"busy_s": busy / 100.0, "util_pct": div(100.0 * busy, total),
                     "ms_per_op": div(busy * 10.0, ops)}
     # raid5j's own counters
-    K0, K1 = st.get("K", {}).get("0", {}), st.get("K", {}).get("1", {})
+    K0, K1 = st.get("K", {}).get("0", {}), st.get("K", {}).get(last, {})
     for name in ("raid5j", "journal"):
         if name in K0 and name in K1:
             m[name] = {k: K1[name][k] - K0[name][k] for k in K0[name]
                        if isinstance(K0[name][k], int) and k in K1[name]
                        and k not in ("ring_sectors", "tail", "head", "used_sectors",
-                                     "next_seq")}
+                                     "next_seq", "dirty_stripes",
+                                     "wb_reserved_sectors")}
+    # gauges at the end of fio (before a drain)
+    jend = st.get("K", {}).get("1", {}).get("journal", {})
+    if "wb" in m and "dirty_stripes" in jend:
+        m["wb"]["dirty_stripes_end"] = jend["dirty_stripes"]
+        m["wb"]["used_sectors_end"] = jend.get("used_sectors")
+    wb = m.get("wb")
+    if wb:
+        # throughput counting the drain: the cell's I/O over fio's run
+        # time plus the time its dirty data took to reach the members
+        t = (u["runtime_ms"] or 0) / 1000.0 + (wb.get("drain_s") or 0)
+        wb["members_iops"] = div(ops, t)
+        wb["members_mbps"] = div((u["read_bytes"] + u["write_bytes"]) / 1e6, t)
+        wb["fio_share_of_member_writes"] = div(wb["member_write_bytes_during_fio"],
+                                               io["member_write_bytes"])
     j = m.get("journal")
     if j:
         j["stripes_per_unit"] = div(j.get("stripes", 0), j.get("units", 0))
@@ -404,6 +441,8 @@ def build(outdir):
             for p in PERS:
                 r = c["results"][p]
                 v = r.get(c["metric"])
+                if "wb" in r:	# what the members did, not the journal
+                    v = r["wb"].get("members_" + c["metric"])
                 if v is not None and lim:
                     r["of_limit"] = v / lim
         a, b = (c["results"][p].get(c["metric"]) for p in PERS)
@@ -412,7 +451,7 @@ def build(outdir):
         c["p99_ratio"] = la[1] / la[0] if la[0] and la[1] is not None else None
         cells.append(c)
     return dict(config=cfg, arrays=arrays, cells=merge_repeats(cells),
-                errors=errors, write_back="n/a (not implemented)")
+                errors=errors)
 
 
 def merge_repeats(cells):
@@ -531,9 +570,6 @@ def markdown(data):
         if prof == "throttled":
             hdr += " I/O-bound limit |"
             sep += " ---: |"
-        if cfg.get("bench") == "matrix":
-            hdr += " journal write-back |"
-            sep += " --- |"
         A(hdr)
         A(sep)
         wls = []
@@ -565,17 +601,18 @@ def markdown(data):
                     lim = c["model"]["limit"]
             if prof == "throttled":
                 row += " %s |" % f(lim)
-            if cfg.get("bench") == "matrix":
-                row += " n/a (not implemented) |"
             A(row)
         A("")
+
+    if any(c["mode"] == "wb" for c in data["cells"]):
+        writeback_section(data, groups, A)
 
     # details
     A("## Details")
     A("")
     A("Per cell and personality.  Latency: fio total latency (submit to "
       "completion) percentiles, ms.  limit: the I/O-bound limit the member "
-      "throttle allows (formulas below); meas/limit: measured / limit.  "
+      "throttle allows (formulas below); meas/limit: measured / limit (write-back: the \"on members\" rate, cell and drain).  "
       "I/O accounting from `/sys/block/*/stat` deltas over the cell: "
       "**mR/op** member reads per user I/O; **RbW/w** read-before-write: "
       "member reads beyond one per user read, per user write; **mW/w** member "
@@ -685,6 +722,94 @@ def markdown(data):
       "`raw/results-<personality>.txt` (guest result lines), "
       "`raw/console-<personality>.log`, charts `*.png`.")
     return "\n".join(L) + "\n"
+
+
+def writeback_section(data, groups, A):
+    """Write-back cells: acknowledged numbers, the drain, member traffic."""
+    A("## Journal write-back")
+    A("")
+    A("What the numbers mean.  In write-back a write is acknowledged once it "
+      "is in the journal (an unthrottled drive here); the members are "
+      "written later.  So fio's IOPS, MB/s and latencies (**acknowledged**) "
+      "measure the journal and the cache in front of the members, and may "
+      "exceed the members' I/O-bound limit while the cache absorbs the "
+      "writes.  After each write-back cell the guest **drains** the cache "
+      "(switch to write-through, which returns once every dirty stripe is "
+      "on the members; then back to write-back), so every cell starts "
+      "clean.  **drain s**: how long that took; **on members**: the cell's "
+      "I/O divided by fio's run time plus the drain (what the members "
+      "sustained for that work); **member traffic** (mR/w, mW/w, member MB "
+      "per user MB) counts the cell and its drain together; **in fio**: the "
+      "share of those member write bytes written while fio ran (the rest "
+      "was destaged by the drain).  Member I/O of both personalities comes "
+      "from `/sys/block/*/stat`; destage counters from raid5j's "
+      "`journal_stats` (raid456 has none: n/a).")
+    A("")
+    for (prof, level, n), cs in groups.items():
+        wc = [c for c in cs if c["mode"] == "wb"]
+        if not wc:
+            continue
+        A("### %s, RAID%d x %d, journal write-back" % (PROFILES.get(prof, prof),
+                                                       level, n))
+        A("")
+        A("Issue 15's target: raid5j at least raid456 in throughput and p50 "
+          "(acknowledged) in every cell; p99 beside it.  ratio = raid5j / "
+          "raid456.")
+        A("")
+        A("| workload | unit | ack raid456 | ack raid5j | ratio | p50 ms 456 / 5j | "
+          "p99 ms 456 / 5j | tput >= | p50 <= | drain s 456 / 5j | "
+          "on members 456 | 5j | ratio |")
+        A("| --- | --- | " + "---: | " * 11)
+        for c in wc:
+            r = [c["results"][p] for p in PERS]
+            v = [x.get(c["metric"]) for x in r]
+            lat = [x.get("lat_ms", {}) for x in r]
+            wb = [x.get("wb", {}) for x in r]
+            key = "members_iops" if c["metric"] == "iops" else "members_mbps"
+            om = [w.get(key) for w in wb]
+            ge = "–" if None in v else ("yes" if v[1] >= v[0] else "no")
+            p50 = [x.get("p50") for x in lat]
+            le = "–" if None in p50 else ("yes" if p50[1] <= p50[0] else "no")
+            vs = [f(x) for x in v]
+            if c.get("runs"):
+                vs = ["%s (%s–%s)" % (vs[i], f(min(c["runs"][p])), f(max(c["runs"][p])))
+                      for i, p in enumerate(PERS)]
+            A("| %s | %s | %s | %s | %s | %s / %s | %s / %s | %s | %s | %s / %s | %s | %s | %s |" % (
+                c["label"], "IOPS" if c["metric"] == "iops" else "MB/s",
+                vs[0], vs[1], ratio_s(c["ratio"]), f(p50[0]), f(p50[1]),
+                f(lat[0].get("p99")), f(lat[1].get("p99")), ge, le,
+                f(wb[0].get("drain_s")), f(wb[1].get("drain_s")),
+                f(om[0]), f(om[1]), ratio_s(div(om[1], om[0]) if None not in om else None)))
+        A("")
+        A("Member traffic of the cell and its drain, per user write, and "
+          "raid5j's destage counters (deltas over the cell and its drain; "
+          "dirty: dirty stripes when fio ended).")
+        A("")
+        A("| workload | personality | mR/w | mW/w | member MB / user MB | "
+          "pre-rd B/B | in fio | cached writes | destaged full | partial | "
+          "of which rmw | destage reads | reads saved | dirty |")
+        A("| --- | --- | " + "---: | " * 12)
+        for c in wc:
+            for p in PERS:
+                r = c["results"][p]
+                io, wb, j = r.get("io", {}), r.get("wb", {}), r.get("journal") or {}
+                u = r.get("user", {})
+                mrw = div(io.get("member_reads"), u.get("writes"))
+                share = wb.get("fio_share_of_member_writes")
+                if p == "raid5j" and j:
+                    ks = [f(j.get(k)) for k in ("cached_writes", "destaged_full",
+                                                "destaged_partial", "destaged_rmw",
+                                                "destage_reads", "destage_reads_saved")]
+                    ks.append(f(wb.get("dirty_stripes_end")))
+                else:
+                    ks = ["n/a"] * 7
+                A("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    c["label"] if p == PERS[0] else "", p, f(mrw),
+                    f(io.get("member_writes_per_write")), f(io.get("member_write_amp")),
+                    f(io.get("preread_bytes_per_byte")),
+                    "%.0f%%" % (100 * share) if share is not None else "–",
+                    " | ".join(ks)))
+        A("")
 
 
 # ---- charts ----------------------------------------------------------------
