@@ -857,12 +857,16 @@ static void clear_made_good(struct r5j_stripe *sh)
 
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
-		bool m = test_and_clear_bit(R5J_MADE_GOOD, &dev->flags);
-		bool r = test_and_clear_bit(R5J_MADE_GOOD_REPL, &dev->flags);
 		struct md_rdev *rdev;
+		bool m, r;
 
-		if ((!m && !r) ||
-		    dev->made_good_gen != READ_ONCE(conf->disks[i].gen))
+		/* every pass of every stripe: no locked op when none is set */
+		if (!test_bit(R5J_MADE_GOOD, &dev->flags) &&
+		    !test_bit(R5J_MADE_GOOD_REPL, &dev->flags))
+			continue;
+		m = test_and_clear_bit(R5J_MADE_GOOD, &dev->flags);
+		r = test_and_clear_bit(R5J_MADE_GOOD_REPL, &dev->flags);
+		if (dev->made_good_gen != READ_ONCE(conf->disks[i].gen))
 			continue;
 		rcu_read_lock();
 		rdev = rcu_dereference(conf->disks[i].rdev);
