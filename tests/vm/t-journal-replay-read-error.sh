@@ -60,14 +60,8 @@ power_cut() {
 	vm_boot --timeout 120 --kill-mark cut --kill-after 0.5 - a b c d j <<'EOF' ||
 . /test/guest-lib.sh
 load_personality
-p=/sys/module/raid5j/parameters/writeback_experimental
-[ -e $p ] && echo 1 > $p
-M=
-for d in a b c d; do
-	run dmsetup create "lin$d" --table \
-		"0 $(blockdev --getsz "$(disk $d)") linear $(disk $d) 0"
-	M="$M /dev/mapper/lin$d"
-done
+writeback_allowed
+linear_members a b c d
 run mdadm --create /dev/md0 --run --level=5 --chunk=64 --raid-devices=4 \
 	--size=12M --assume-clean --write-journal "$(disk j)" $M
 check raid5 /dev/md0
@@ -94,8 +88,7 @@ power_cut
 vm_boot --timeout 180 - a b c d j <<'EOF' || vm_fail "$PERSONALITY (boot 2)"
 . /test/guest-lib.sh
 load_personality
-p=/sys/module/raid5j/parameters/writeback_experimental
-[ -e $p ] && echo 1 > $p
+writeback_allowed
 faulty_members a b c d
 OFF=$(data_offset /dev/md12)
 z4k() { cmp -s "$1" <(head -c 4096 /dev/zero); }
@@ -218,8 +211,7 @@ power_cut
 vm_boot --timeout 180 - a b c d j <<'EOF' || vm_fail "$PERSONALITY (boot 4)"
 . /test/guest-lib.sh
 load_personality
-p=/sys/module/raid5j/parameters/writeback_experimental
-[ -e $p ] && echo 1 > $p
+writeback_allowed
 faulty_members a b c d
 OFF=$(data_offset /dev/md12)
 blk=$(((OFF + 552) / 8))

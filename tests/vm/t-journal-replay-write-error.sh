@@ -38,12 +38,7 @@ vm_disks 16M a b c d j
 vm_boot --timeout 120 --kill-mark cut --kill-after 0.5 - a b c d j <<'EOF' ||
 . /test/guest-lib.sh
 load_personality
-M=
-for d in a b c d; do
-	run dmsetup create "lin$d" --table \
-		"0 $(blockdev --getsz "$(disk $d)") linear $(disk $d) 0"
-	M="$M /dev/mapper/lin$d"
-done
+linear_members a b c d
 run mdadm --create /dev/md0 --run --level=5 --chunk=64 --raid-devices=4 \
 	--size=12M --assume-clean --write-journal "$(disk j)" $M
 check raid5 /dev/md0
