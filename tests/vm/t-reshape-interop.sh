@@ -144,8 +144,8 @@ load_personality
 M=1048576
 D=/dev/md0
 # slow, so that the I/O below meets the resumed reshape
-echo 3000 > /proc/sys/dev/raid/speed_limit_max
-echo 1500 > /proc/sys/dev/raid/speed_limit_min
+echo 1200 > /proc/sys/dev/raid/speed_limit_max
+echo 800 > /proc/sys/dev/raid/speed_limit_min
 if ! mdadm --assemble $D $(disks i0 i1 i2 i3) > /tmp/asm.out 2>&1; then
 	cat /tmp/asm.out
 	fail "md0 (stopped mid-reshape): assembly failed under $PERSONALITY: $(tail -n 2 /tmp/asm.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 3 | tr '\n' ' ')"
