@@ -87,6 +87,34 @@ for t in 05r5-internalbitmap 05r5-bitmapfile; do
 		die "$t changed: cannot apply mdadm's upstream fix of its dirty counts"
 	fi
 done
+# 07changelevels as mdadm fixed it upstream (commit f5b2dddd, 2024: "07changelevels
+# fix"; 4.2's test always fails, mdadm's own 07changelevels.broken): no
+# "-z 19968" (mdadm 4.2 reserves 1 MiB, so 20000K members are too small)
+# and the array sizes 1 MiB a member smaller, a block device test instead
+# of testdev, no level and chunk change in one step, no RAID5 -> RAID1
+# steps ("It can't work now"), 15 s before each geometry check so a
+# reshape cannot end before mdadm's monitor starts.  And the data check
+# made real: dotest compares $[textK*1024] bytes, a misspelt testK, i.e.
+# none (upstream too).  As 07changelevels-fixed
+# (tier reshape); mdadm's own stays as it is.
+f=$tree/$base/tests/07changelevels-fixed
+sed -e '/^ testdev \$md0 \$1 19968 64 nd$/d' \
+    -e 's/^ sleep 0\.5$/ sleep 15/' \
+    -e 's/^\(mdadm -CR \$md0 -l1 -n2 -x1 \$dev0 \$dev1 \$dev2\) -z 19968$/\1/' \
+    -e 's/^testdev \$md0 1 \$mdsize1a 64$/[ -b $md0 ] || die "$md0 is not a block device."/' \
+    -e 's/^mdadm --grow \$md0 -l5 -n3 --chunk 64$/mdadm --grow $md0 -l5 -n3/' \
+    -e 's/--array-size 37888$/--array-size 35840/' \
+    -e 's/--array-size 18944$/--array-size 17920/' \
+    -e 's/--array-size 39936$/--array-size 37888/' \
+    -e 's/--array-size 19968$/--array-size 18944/' \
+    -e '/^mdadm -G --level=1 \$md0$/,+1d' \
+    -e '/^checkgeo md0 raid1 2$/d' \
+    -e 's/\$\[textK\*1024\]/$[testK*1024]/' \
+	"$src/tests/07changelevels" > "$f"
+if grep -Eq 'testdev|19968|--chunk 64$|level=1|raid1 2|textK' "$f" ||
+   [ "$(grep -c -- '--array-size' "$f")" != 4 ] || ! grep -q '^ sleep 15$' "$f"; then
+	die "07changelevels changed: cannot derive 07changelevels-fixed"
+fi
 for h in swap_super test_stripe raid6check; do
 	install -m 0755 "$build/$h" "$tree/helpers/$h"
 done

@@ -508,3 +508,58 @@ wait_bitmap_dirty() {
 		t=$((t + 1))
 	done
 }
+
+# ---- reshape (t-reshape-*) ---------------------------------------------
+
+# mdstat_reshape DEV: DEV's progress line in /proc/mdstat while it
+# reshapes ("[=>...]  reshape = 12.5% (4096/32768) finish=... speed=..."),
+# empty otherwise.
+mdstat_reshape() {
+	awk -v md="$(md_name "$1")" '
+		$1 == md { on = 1; next }
+		on && /^$/ { exit }
+		on && /reshape = / { sub(/^ +/, ""); print; exit }' /proc/mdstat
+}
+
+# reshaping DEV: true while DEV has a reshape under way (md/reshape_position
+# is set, or mdstat shows one).
+reshaping() {
+	local pos
+	pos=$(md_sysfs "$1" reshape_position)
+	[ -n "$pos" ] && [ "$pos" != none ] && return 0
+	[ -n "$(mdstat_reshape "$1")" ]
+}
+
+# wait_reshape_line DEV: wait (60 s at most) until /proc/mdstat shows DEV's
+# reshape progress line in raid456's format; prints it.
+wait_reshape_line() {
+	local t=0 line
+	while :; do
+		line=$(mdstat_reshape "$1")
+		[ -n "$line" ] && break
+		[ $t -ge 600 ] && fail "no reshape line for $1 in /proc/mdstat after 60 s: $(tr '\n' ' ' < /proc/mdstat)"
+		sleep 0.1
+		t=$((t + 1))
+	done
+	echo "$line" | grep -Eq '^\[[=>.]+\] +reshape = +[0-9]+\.[0-9]% \([0-9]+/[0-9]+\) finish=[0-9.]+min speed=[0-9]+K/sec$' ||
+		fail "$1: mdstat reshape line not in raid456's format: '$line'"
+	echo "$line"
+}
+
+# wait_grow_children: mdadm --grow with a backup file leaves a background
+# child that moves the backup window; wait (120 s at most) until none is
+# left, so the array is stopped only after mdadm has finished with it.
+wait_grow_children() {
+	local t=0 p left
+	while :; do
+		left=
+		for p in /proc/[0-9]*; do
+			tr '\0' ' ' < "$p/cmdline" 2>/dev/null | grep -Eq '^(/sbin/)?mdadm .*--grow' &&
+				left="$left ${p#/proc/}"
+		done
+		[ -z "$left" ] && return 0
+		[ $t -ge 1200 ] && fail "mdadm --grow still running after 120 s:$left"
+		sleep 0.1
+		t=$((t + 1))
+	done
+}
