@@ -1101,6 +1101,18 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
  * in a way that would read the members or parity: a write that cannot
  * be cached, a sync, a journal failure, the switch back to write-through.
  */
+/* Every data block of @sh is dirty. */
+static bool stripe_full(struct r5j_stripe *sh)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->raid_disks; i++)
+		if (!r5j_is_parity(sh, i) &&
+		    !test_bit(R5J_DIRTY, &sh->dev[i].flags))
+			return false;
+	return true;
+}
+
 static void finish_cached_write(struct r5j_stripe *sh)
 {
 	struct r5j_conf *conf = sh->conf;
@@ -1115,6 +1127,12 @@ static void finish_cached_write(struct r5j_stripe *sh)
 	r5j_journal_data_stable(conf->log, sh);
 	sh->write_stage = R5J_W_IDLE;
 	clear_bit(R5J_STRIPE_FUA, &sh->state);
+	/*
+	 * a full stripe is destaged now (handle_writeback() next): it reads
+	 * no member, and holding it would only take a free stripe away
+	 */
+	if (stripe_full(sh))
+		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
 	for (i = 0; i < conf->raid_disks; i++)
 		while ((ref = r5j_blist_pop(&sh->dev[i].written)))
 			end_write_part(sh, ref, true);
