@@ -333,15 +333,38 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 void r5j_submit_pending(struct r5j_conf *conf)
 {
 	struct bio *bio;
+	bool more;
 	int i;
 
 	if (!conf->nr_pending)
 		return;
 	atomic64_inc(&conf->stats.member_batches);
 	atomic_add(conf->nr_pending, &conf->member_inflight);
-	for (i = 0; i < R5J_PENDING_QUEUES(conf); i++)
+	for (i = 0; i < R5J_PENDING_QUEUES(conf); i += 2)
 		while ((bio = bio_list_pop(&conf->pending[i])))
 			submit_bio_noacct(bio);
+	/*
+	 * Writes a run at a time per device, device after device: writeback
+	 * throttling (blk-wbt) may put the daemon to sleep in
+	 * submit_bio_noacct() until a member completes a write, and then the
+	 * other members must have theirs already, not wait behind it.  A run
+	 * (consecutive rows) still merges into one request in the plug.
+	 */
+	do {
+		more = false;
+		for (i = 1; i < R5J_PENDING_QUEUES(conf); i += 2) {
+			struct bio_list *q = &conf->pending[i];
+
+			while ((bio = bio_list_pop(q))) {
+				sector_t end = bio_end_sector(bio);
+
+				submit_bio_noacct(bio);
+				if (!q->head || q->head->bi_iter.bi_sector != end)
+					break;
+			}
+			more |= !bio_list_empty(q);
+		}
+	} while (more);
 	conf->nr_pending = 0;
 	conf->pending_joined = 0;
 }

@@ -90,7 +90,10 @@ static void r5j_daemon(struct md_thread *thread)
 		}
 		r5j_handle_stripe(sh);
 		r5j_release_stripe(sh);
-		if (conf->nr_pending >= R5J_PENDING_MAX)
+		/* a long pass must not leave the members idle meanwhile */
+		if (conf->nr_pending >= R5J_PENDING_MAX ||
+		    (conf->nr_pending &&
+		     atomic_read(&conf->member_inflight) < conf->raid_disks))
 			r5j_submit_pending(conf);
 		if (++handled % 64 == 0) {
 			if (mddev->sb_flags & ~BIT(MD_SB_CHANGE_PENDING)) {
