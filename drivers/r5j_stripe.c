@@ -335,13 +335,16 @@ bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	int high = r5j_dirty_mark(conf, READ_ONCE(conf->dirty_high));
 	int low = r5j_dirty_mark(conf, READ_ONCE(conf->dirty_low));
 	struct r5j_stripe *sh, *tmp;
-	bool queued = false;
+	bool queued = false, waiting;
 	int over = 0;
 
 	spin_lock_irq(&conf->lock);
-	/* a writer waits: the cache is full, of dirty stripes in good part */
-	if (dirty > high ||
-	    (dirty > low && waitqueue_active(&conf->wait_for_stripe))) {
+	/*
+	 * A writer waits: the cache is full, of dirty stripes in good part.
+	 * Exact under conf->lock, which r5j_get_stripe() queues itself under.
+	 */
+	waiting = waitqueue_active(&conf->wait_for_stripe);
+	if (dirty > high || (dirty > low && waiting)) {
 		if (!conf->destage_batch)
 			conf->destage_batches++;
 		conf->destage_batch = true;
