@@ -279,6 +279,7 @@ bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged);
 int r5j_dirty_mark(struct r5j_conf *conf, int percent);
 #define R5J_DIRTY_HIGH		75	/* default percent of the cache */
 #define R5J_DIRTY_LOW		50
+#define R5J_DIRTY_MAX		90	/* idle dirty never fill the cache */
 
 /* r5j_handle.c */
 void r5j_handle_stripe(struct r5j_stripe *sh);

@@ -68,7 +68,7 @@ static struct md_sysfs_entry r5j_stripe_cache_active =
  * Write-back destage marks, percent of stripe_cache_size (journal.md
  * section 15, "Destage policy"): above writeback_dirty_high dirty stripes
  * a batch of the oldest partial ones is destaged, down to
- * writeback_dirty_low.  low <= high.
+ * writeback_dirty_low.  low <= high <= R5J_DIRTY_MAX.
  */
 static ssize_t dirty_mark_show(struct mddev *mddev, char *page, bool high)
 {
@@ -91,7 +91,8 @@ static ssize_t dirty_mark_store(struct mddev *mddev, const char *page,
 	unsigned int pct;
 	int err;
 
-	if (kstrtouint(page, 10, &pct) || pct < 1 || pct > 100)
+	/* a tenth of the cache always stays for stripes in use */
+	if (kstrtouint(page, 10, &pct) || pct < 1 || pct > R5J_DIRTY_MAX)
 		return -EINVAL;
 	err = mddev_lock(mddev);
 	if (err)

@@ -15,7 +15,7 @@
 #      dirty_stripes unchanged);
 #   4. the marks in sysfs: 75 / 50 by default, shown in journal_stats in
 #      stripes (192 / 128); a high mark below the low one, a low above the
-#      high one and 0 or 101 are refused;
+#      high one, 0 and 91 (above 90) are refused;
 #   5. switch to write-through: dirty_stripes 0, every block written reads
 #      back, check counts 0.
 # raid456 has no such counters: the data and mismatch_cnt are asserted.
@@ -81,7 +81,7 @@ if $r5j; then
 
 	expect_eq "$(cat $MD/writeback_dirty_high) $(cat $MD/writeback_dirty_low)" "75 50" "marks"
 	expect_eq "$(st dirty_high) $(st dirty_low)" "192 128" "marks in stripes"
-	for bad in "high 40" "low 80" "high 0" "high 101" "low 0"; do
+	for bad in "high 40" "low 80" "high 0" "high 91" "low 0"; do
 		set -- $bad
 		echo $2 > $MD/writeback_dirty_$1 2>/dev/null &&
 			fail "writeback_dirty_$1 $2 accepted"
