@@ -240,6 +240,11 @@ struct r5j_conf {
 	unsigned int dirty_tick;	/* reclaim thread's periods */
 	struct list_head dirty_list;	/* conf->lock */
 	atomic_t dirty_stripes;		/* with R5J_STRIPE_DIRTY */
+	/* destage of partial stripes: percent of stripe_cache_size */
+	int dirty_high;			/* above: destage a batch */
+	int dirty_low;			/* ... down to this */
+	bool destage_batch;		/* conf->lock: a batch is on */
+	u64 destage_batches;		/* conf->lock: batches started */
 	atomic_t stuck_stripes;		/* with R5J_STRIPE_STUCK */
 	struct bio_set bio_split;
 	struct bio_set bio_clone;	/* chunk-aligned reads */
@@ -271,6 +276,10 @@ struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf);
 int r5j_active_stripes(struct r5j_conf *conf);
 bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector);
 bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged);
+int r5j_dirty_mark(struct r5j_conf *conf, int percent);
+#define R5J_DIRTY_HIGH		75	/* default percent of the cache */
+#define R5J_DIRTY_LOW		50
+#define R5J_DIRTY_MAX		90	/* idle dirty never fill the cache */
 
 /* r5j_handle.c */
 void r5j_handle_stripe(struct r5j_stripe *sh);

@@ -333,15 +333,38 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 void r5j_submit_pending(struct r5j_conf *conf)
 {
 	struct bio *bio;
+	bool more;
 	int i;
 
 	if (!conf->nr_pending)
 		return;
 	atomic64_inc(&conf->stats.member_batches);
 	atomic_add(conf->nr_pending, &conf->member_inflight);
-	for (i = 0; i < R5J_PENDING_QUEUES(conf); i++)
+	for (i = 0; i < R5J_PENDING_QUEUES(conf); i += 2)
 		while ((bio = bio_list_pop(&conf->pending[i])))
 			submit_bio_noacct(bio);
+	/*
+	 * Writes a run at a time per device, device after device: writeback
+	 * throttling (blk-wbt) may put the daemon to sleep in
+	 * submit_bio_noacct() until a member completes a write, and then the
+	 * other members must have theirs already, not wait behind it.  A run
+	 * (consecutive rows) still merges into one request in the plug.
+	 */
+	do {
+		more = false;
+		for (i = 1; i < R5J_PENDING_QUEUES(conf); i += 2) {
+			struct bio_list *q = &conf->pending[i];
+
+			while ((bio = bio_list_pop(q))) {
+				sector_t end = bio_end_sector(bio);
+
+				submit_bio_noacct(bio);
+				if (!q->head || q->head->bi_iter.bi_sector != end)
+					break;
+			}
+			more |= !bio_list_empty(q);
+		}
+	} while (more);
 	conf->nr_pending = 0;
 	conf->pending_joined = 0;
 }
@@ -1101,6 +1124,18 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
  * in a way that would read the members or parity: a write that cannot
  * be cached, a sync, a journal failure, the switch back to write-through.
  */
+/* Every data block of @sh is dirty. */
+static bool stripe_full(struct r5j_stripe *sh)
+{
+	int i;
+
+	for (i = 0; i < sh->conf->raid_disks; i++)
+		if (!r5j_is_parity(sh, i) &&
+		    !test_bit(R5J_DIRTY, &sh->dev[i].flags))
+			return false;
+	return true;
+}
+
 static void finish_cached_write(struct r5j_stripe *sh)
 {
 	struct r5j_conf *conf = sh->conf;
@@ -1115,6 +1150,12 @@ static void finish_cached_write(struct r5j_stripe *sh)
 	r5j_journal_data_stable(conf->log, sh);
 	sh->write_stage = R5J_W_IDLE;
 	clear_bit(R5J_STRIPE_FUA, &sh->state);
+	/*
+	 * a full stripe is destaged now (handle_writeback() next): it reads
+	 * no member, and holding it would only take a free stripe away
+	 */
+	if (stripe_full(sh))
+		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
 	for (i = 0; i < conf->raid_disks; i++)
 		while ((ref = r5j_blist_pop(&sh->dev[i].written)))
 			end_write_part(sh, ref, true);

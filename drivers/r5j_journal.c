@@ -901,7 +901,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "cached_writes %llu\ncached_blocks %llu\n"
 			  "destaged_full %llu\ndestaged_partial %llu\n"
 			  "destage_reads %llu\nrecovered_wb_stripes %llu\n"
-			  "destaged_rmw %llu\ndestage_reads_saved %llu\n",
+			  "destaged_rmw %llu\ndestage_reads_saved %llu\n"
+			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.empty_units, st.stripes, st.data_pages,
 			  st.parity_pages, st.meta_bytes, st.reclaims,
@@ -914,7 +915,10 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  st.cached_writes, st.cached_blocks, st.destaged_full,
 			  st.destaged_partial, st.destage_reads,
 			  st.recovered_wb_stripes, st.destaged_rmw,
-			  st.destage_reads_saved);
+			  st.destage_reads_saved,
+			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_high)),
+			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
+			  READ_ONCE(log->conf->destage_batches));
 }
 
 int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)

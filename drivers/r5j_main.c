@@ -39,10 +39,11 @@ bool r5j_has_failed(struct r5j_conf *conf)
 }
 
 /*
- * Write-back: idle dirty stripes go to the members when there are too
- * many, once dirty for a full period of the reclaim thread (5-10 s), when
- * the journal is half full or failed, on quiesce and when write-back is
- * switched off.
+ * Write-back: idle dirty stripes go to the members in batches once the
+ * cache holds too many (or a writer waits for a free stripe), once dirty
+ * for a full period of the reclaim thread (5-10 s), when the journal is
+ * half full or failed, on quiesce and when write-back is switched off.
+ * Full stripes do not wait here (finish_cached_write()).
  */
 static bool destage_more(struct r5j_conf *conf)
 {
@@ -89,7 +90,10 @@ static void r5j_daemon(struct md_thread *thread)
 		}
 		r5j_handle_stripe(sh);
 		r5j_release_stripe(sh);
-		if (conf->nr_pending >= R5J_PENDING_MAX)
+		/* a long pass must not leave the members idle meanwhile */
+		if (conf->nr_pending >= R5J_PENDING_MAX ||
+		    (conf->nr_pending &&
+		     atomic_read(&conf->member_inflight) < conf->raid_disks))
 			r5j_submit_pending(conf);
 		if (++handled % 64 == 0) {
 			if (mddev->sb_flags & ~BIT(MD_SB_CHANGE_PENDING)) {
@@ -214,6 +218,8 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	INIT_LIST_HEAD(&conf->inactive);
 	INIT_LIST_HEAD(&conf->handle_list);
 	INIT_LIST_HEAD(&conf->dirty_list);
+	conf->dirty_high = R5J_DIRTY_HIGH;
+	conf->dirty_low = R5J_DIRTY_LOW;
 	INIT_LIST_HEAD(&conf->bitmap_list);
 	bio_list_init(&conf->retry_reads);
 	r5j_blist_init(&conf->held);

@@ -314,26 +314,58 @@ bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector)
 	return dirty;
 }
 
+/* @percent of stripe_cache_size, in stripes */
+int r5j_dirty_mark(struct r5j_conf *conf, int percent)
+{
+	return READ_ONCE(conf->max_nr_stripes) * percent / 100;
+}
+
 /*
  * Daemon: hand idle dirty stripes to the handle list for destage, oldest
- * first: all of them (@all), those above a quarter of the cache, and
- * (@aged) those dirty since before the reclaim thread's last period.
- * Returns true if any was queued.
+ * first (Documentation/journal.md section 15, "Destage policy"): all of
+ * them (@all); a batch once more than dirty_high are dirty (or more than
+ * dirty_low while a writer waits for a free stripe), until no more than
+ * dirty_low wait idle; and (@aged) those dirty since before the reclaim
+ * thread's last period.  Returns true if any was queued.
  */
 bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 {
 	unsigned int tick = READ_ONCE(conf->dirty_tick);
-	int over = atomic_read(&conf->dirty_stripes) -
-		(all ? 0 : conf->max_nr_stripes / 4);
+	int dirty = atomic_read(&conf->dirty_stripes);
+	int high = r5j_dirty_mark(conf, READ_ONCE(conf->dirty_high));
+	int low = r5j_dirty_mark(conf, READ_ONCE(conf->dirty_low));
 	struct r5j_stripe *sh, *tmp;
-	bool queued = false;
+	bool queued = false, waiting;
+	int over = 0;
 
 	spin_lock_irq(&conf->lock);
+	/*
+	 * A writer waits: the cache is full, of dirty stripes in good part.
+	 * Exact under conf->lock, which r5j_get_stripe() queues itself under.
+	 */
+	waiting = waitqueue_active(&conf->wait_for_stripe);
+	if (dirty > high || (dirty > low && waiting)) {
+		if (!conf->destage_batch)
+			conf->destage_batches++;
+		conf->destage_batch = true;
+	} else if (dirty <= low) {
+		conf->destage_batch = false;
+	}
+	if (!all && conf->destage_batch) {
+		/* the idle ones beyond low (those in flight are on their way) */
+		over = -low;
+		list_for_each_entry(sh, &conf->dirty_list, lru)
+			over++;
+	}
+	if (!all && over <= 0 && !aged) {
+		spin_unlock_irq(&conf->lock);
+		return false;
+	}
 	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
 		/* kept for the journal's recovery (degraded, part 1) */
 		if (test_bit(R5J_STRIPE_STUCK, &sh->state))
 			continue;
-		if (over <= 0 && !(aged && tick - sh->dirty_tick >= 2))
+		if (!all && over <= 0 && !(aged && tick - sh->dirty_tick >= 2))
 			continue;
 		list_del_init(&sh->lru);
 		set_bit(R5J_STRIPE_DESTAGE, &sh->state);

@@ -64,6 +64,84 @@ static ssize_t stripe_cache_active_show(struct mddev *mddev, char *page)
 static struct md_sysfs_entry r5j_stripe_cache_active =
 	__ATTR_RO(stripe_cache_active);
 
+/*
+ * Write-back destage marks, percent of stripe_cache_size (journal.md
+ * section 15, "Destage policy"): above writeback_dirty_high dirty stripes
+ * a batch of the oldest partial ones is destaged, down to
+ * writeback_dirty_low.  low <= high <= R5J_DIRTY_MAX.
+ */
+static ssize_t dirty_mark_show(struct mddev *mddev, char *page, bool high)
+{
+	struct r5j_conf *conf;
+	ssize_t ret = 0;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf)
+		ret = sysfs_emit(page, "%d\n", high ? READ_ONCE(conf->dirty_high) :
+				 READ_ONCE(conf->dirty_low));
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+static ssize_t dirty_mark_store(struct mddev *mddev, const char *page,
+				size_t len, bool high)
+{
+	struct r5j_conf *conf;
+	unsigned int pct;
+	int err;
+
+	/* a tenth of the cache always stays for stripes in use */
+	if (kstrtouint(page, 10, &pct) || pct < 1 || pct > R5J_DIRTY_MAX)
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf)
+		err = -ENODEV;
+	else if (high ? pct < conf->dirty_low : pct > conf->dirty_high)
+		err = -EINVAL;
+	else if (high)
+		WRITE_ONCE(conf->dirty_high, pct);
+	else
+		WRITE_ONCE(conf->dirty_low, pct);
+	if (!err)
+		md_wakeup_thread(mddev->thread);
+	mddev_unlock(mddev);
+	return err ?: len;
+}
+
+static ssize_t writeback_dirty_high_show(struct mddev *mddev, char *page)
+{
+	return dirty_mark_show(mddev, page, true);
+}
+
+static ssize_t writeback_dirty_high_store(struct mddev *mddev,
+					  const char *page, size_t len)
+{
+	return dirty_mark_store(mddev, page, len, true);
+}
+
+static struct md_sysfs_entry r5j_writeback_dirty_high =
+	__ATTR(writeback_dirty_high, 0644, writeback_dirty_high_show,
+	       writeback_dirty_high_store);
+
+static ssize_t writeback_dirty_low_show(struct mddev *mddev, char *page)
+{
+	return dirty_mark_show(mddev, page, false);
+}
+
+static ssize_t writeback_dirty_low_store(struct mddev *mddev,
+					 const char *page, size_t len)
+{
+	return dirty_mark_store(mddev, page, len, false);
+}
+
+static struct md_sysfs_entry r5j_writeback_dirty_low =
+	__ATTR(writeback_dirty_low, 0644, writeback_dirty_low_show,
+	       writeback_dirty_low_store);
+
 static ssize_t stripe_size_show(struct mddev *mddev, char *page)
 {
 	return sysfs_emit(page, "%lu\n", PAGE_SIZE);
@@ -204,6 +282,8 @@ static struct attribute *r5j_attrs[] = {
 	&r5j_stripe_cache_active.attr,
 	&r5j_stripe_size.attr,
 	&r5j_raid5j_stats.attr,
+	&r5j_writeback_dirty_high.attr,
+	&r5j_writeback_dirty_low.attr,
 	NULL,
 };
 
