@@ -655,7 +655,7 @@ static void set_mode(struct rec_ctx *rc)
 	if (!rc->wb_mode)
 		return;
 	if (!r5j_writeback_allowed()) {
-		pr_warn("md/raid:%s: journal: the log says write-back, but writeback_experimental is 0: starting in write-through\n",
+		pr_warn("md/raid:%s: journal: the log says write-back, but the module parameter writeback is 0: starting in write-through\n",
 			mdname(mddev));
 		return;
 	}

@@ -200,17 +200,18 @@ static ssize_t journal_mode_show(struct mddev *mddev, char *page)
 }
 
 /*
- * Write-back is experimental in part 1 (Documentation/journal.md, section
- * 15): refused unless this parameter is set.
+ * An administrator's veto on write-back (Documentation/journal.md, section
+ * 15): with writeback=0 the switch is refused and a log that recorded
+ * write-back starts in write-through.  On by default.
  */
-static bool writeback_experimental;
-module_param(writeback_experimental, bool, 0644);
-MODULE_PARM_DESC(writeback_experimental,
-		 "allow journal_mode write-back (experimental, default off)");
+static bool writeback_param = true;
+module_param_named(writeback, writeback_param, bool, 0644);
+MODULE_PARM_DESC(writeback,
+		 "allow journal_mode write-back (default on; 0 refuses it)");
 
 bool r5j_writeback_allowed(void)
 {
-	return READ_ONCE(writeback_experimental);
+	return READ_ONCE(writeback_param);
 }
 
 static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
@@ -233,7 +234,7 @@ static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
 	if (!conf || !conf->log) {
 		err = -ENODEV;
 	} else if (wb && !r5j_writeback_allowed()) {
-		pr_warn("md/raid:%s: write-back journal mode is experimental in raid5j: set the module parameter writeback_experimental=1 to use it\n",
+		pr_warn("md/raid:%s: write-back journal mode is off: the module parameter writeback is 0\n",
 			mdname(mddev));
 		err = -EOPNOTSUPP;
 	} else if (wb && (r5j_journal_failed(conf->log) ||

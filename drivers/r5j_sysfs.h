@@ -6,6 +6,6 @@ struct mddev;
 
 void r5j_sysfs_register(struct mddev *mddev);
 void r5j_sysfs_unregister(struct mddev *mddev);
-bool r5j_writeback_allowed(void);	/* module parameter writeback_experimental */
+bool r5j_writeback_allowed(void);	/* module parameter writeback */
 
 #endif

@@ -20,7 +20,7 @@
 #              like a disk; journal drive unthrottled) and unthrottled
 #              (emulated CPU is the limit: CPU cost shows)
 #   modes      none: no journal; wt: journal write-through; wb: journal
-#              write-back (raid5j: writeback_experimental=1; each cell
+#              write-back (each cell
 #              followed by a timed drain to the members, see guest.sh);
 #              a fresh array each.  Default "none wt"
 #   workloads  4 KiB random write qd1 and qd16, 64 KiB sequential write,

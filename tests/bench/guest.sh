@@ -52,7 +52,6 @@ PORT=${R5J_RESULT_PORT:-/dev/null}
 ERRORS=0
 MD=/dev/md0
 JM=/sys/block/md0/md/journal_mode
-WB_PARAM=/sys/module/raid5j/parameters/writeback_experimental
 ROLES=()	# role names, parallel to DEVS
 DEVS=()		# kernel block device names (md0, vda, ...)
 
@@ -119,11 +118,9 @@ stop_array() {
 }
 
 # set_mode MODE: journal_mode write-through or write-back; 0 when it then
-# shows [MODE] (a refused or ignored switch fails; raid5j needs its
-# writeback_experimental parameter for write-back, raid456 nothing).
+# shows [MODE] (a refused or ignored switch fails).
 set_mode() {
 	local jm=
-	[ "$1" = write-back ] && [ -e $WB_PARAM ] && echo 1 > $WB_PARAM
 	echo "$1" > $JM 2> /dev/null || return 1
 	read -r jm < $JM
 	[[ "$jm" == *"[$1]"* ]]

@@ -155,18 +155,13 @@ why_failed() {
 		grep -v '^[[:space:]]*$' | tail -n 3 | cut -c1-120 | tr '\n' '|' | sed 's/|$//; s/|/ | /g'
 }
 
-# Tests that need write-back journal mode: raid5j gets
-# writeback_experimental=1 for them (and 0 again after), and a sampler
-# reads every md/journal_mode each 0.1 s while the test runs; the test
+# Tests that need write-back journal mode: a sampler reads every md/journal_mode each 0.1 s while the test runs; the test
 # fails unless some sample showed "[write-back]", so a refused
 # "echo write-back" (the test does not stop on it) cannot pass.
 WB_TESTS=" 21raid5cache "
-WB_PARAM_FILE=/sys/module/raid5j/parameters/writeback_experimental
 wb_pid=
 wb_start() {
-	WB_PARAM=0
 	case $WB_TESTS in *" $1 "*) ;; *) return 0 ;; esac
-	[ -e "$WB_PARAM_FILE" ] && echo 1 > "$WB_PARAM_FILE" && WB_PARAM=1
 	echo 0 > /run/wb-seen
 	(
 		n=0
@@ -267,7 +262,6 @@ for spec in $MDSUITE_TESTS; do
 		kill "$wb_pid" 2>/dev/null
 		wait "$wb_pid" 2>/dev/null
 		wb_pid=
-		[ "$WB_PARAM" = 1 ] && echo 0 > "$WB_PARAM_FILE"
 		wbn=$(cat /run/wb-seen 2>/dev/null || echo 0)
 		# after the text above: the host parses a leading "refused="
 		reason="${reason:+$reason; }write-back seen in $wbn journal_mode samples"

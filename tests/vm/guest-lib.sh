@@ -343,14 +343,6 @@ fio_run() {
 	return 0
 }
 
-# writeback_allowed: raid5j takes journal_mode write-back only with its
-# writeback_experimental parameter set (raid456 has no such parameter)
-writeback_allowed() {
-	local p=/sys/module/raid5j/parameters/writeback_experimental
-	[ -e $p ] && echo 1 > $p
-	return 0
-}
-
 # linear_members DISK...: a dm-linear device "linDISK" over each disk (so a
 # test can suspend a member's writes); M lists them.
 linear_members() {
@@ -365,11 +357,10 @@ linear_members() {
 }
 
 # journal_mode MODE [DEV]: switch DEV's (default /dev/md0) journal to MODE
-# (write-back: raid5j's writeback_experimental=1 first) and fail unless
+# and fail unless
 # md/journal_mode then shows it selected, so a refused switch cannot pass.
 journal_mode() {
 	local jm=/sys/block/$(basename "${2:-/dev/md0}")/md/journal_mode
-	[ "$1" = write-back ] && writeback_allowed
 	echo "$1" > "$jm" || fail "journal_mode $1 refused"
 	grep -q "\[$1\]" "$jm" || fail "journal_mode $1: shows $(cat "$jm")"
 }

@@ -29,7 +29,7 @@
 # and the reverse (t-journal-interop-*).
 #
 # JMODE=write-back switches the journal to write-back after each boot-1
-# assembly (raid5j: writeback_experimental=1 first) and checks that
+# assembly and checks that
 # journal_mode shows it: writes are acknowledged from the log, and the
 # members lag behind (t-journal-wb-powercut).  Boot 2 always assembles in
 # md's default mode (write-through): recovery must destage what was dirty.
@@ -98,8 +98,6 @@ J=
 run mdadm --assemble /dev/md0 $(disks $MEMBERS) $J
 [ -e /dev/md0 ] || fail "no md0"
 if [ "$JMODE" = write-back ]; then
-	p=/sys/module/raid5j/parameters/writeback_experimental
-	[ -e $p ] && echo 1 > $p
 	echo write-back > /sys/block/md0/md/journal_mode ||
 		fail "journal_mode write-back refused"
 	grep -q '\[write-back\]' /sys/block/md0/md/journal_mode ||

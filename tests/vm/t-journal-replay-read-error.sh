@@ -8,7 +8,7 @@
 # back; the member stays.
 #
 #	boot 1	RAID5 (64K chunk, 4 x 16M, --assume-clean over zeroed
-#		disks), write journal, write-back (writeback_experimental=1),
+#		disks), write journal, write-back,
 #		members on dm-linear; the array made dirty, then the members
 #		suspended (dmsetup suspend --noflush: their I/O waits); two
 #		4K writes of known data, array block 197 (row 4, md10 dev
@@ -60,7 +60,6 @@ power_cut() {
 	vm_boot --timeout 120 --kill-mark cut --kill-after 0.5 - a b c d j <<'EOF' ||
 . /test/guest-lib.sh
 load_personality
-writeback_allowed
 linear_members a b c d
 run mdadm --create /dev/md0 --run --level=5 --chunk=64 --raid-devices=4 \
 	--size=12M --assume-clean --write-journal "$(disk j)" $M
@@ -88,7 +87,6 @@ power_cut
 vm_boot --timeout 180 - a b c d j <<'EOF' || vm_fail "$PERSONALITY (boot 2)"
 . /test/guest-lib.sh
 load_personality
-writeback_allowed
 faulty_members a b c d
 OFF=$(data_offset /dev/md12)
 z4k() { cmp -s "$1" <(head -c 4096 /dev/zero); }
@@ -211,7 +209,6 @@ power_cut
 vm_boot --timeout 180 - a b c d j <<'EOF' || vm_fail "$PERSONALITY (boot 4)"
 . /test/guest-lib.sh
 load_personality
-writeback_allowed
 faulty_members a b c d
 OFF=$(data_offset /dev/md12)
 blk=$(((OFF + 552) / 8))

@@ -25,8 +25,6 @@ M=$(disks d0 d1 d2 d3)
 run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
 	--assume-clean --write-journal=$(disk j) $M
 JM=/sys/block/md0/md/journal_mode
-p=/sys/module/raid5j/parameters/writeback_experimental
-[ -e $p ] && echo 1 > $p
 stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/journal_stats; }
 echo write-back > $JM || fail "write-back refused"
 

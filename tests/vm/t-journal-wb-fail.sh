@@ -28,8 +28,6 @@ jsz=$(blockdev --getsz $J)
 echo "0 $jsz linear $J 0" | dmsetup create jdm || fail "dmsetup"
 run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
 	--assume-clean --write-journal=/dev/mapper/jdm $M
-p=/sys/module/raid5j/parameters/writeback_experimental
-[ -e $p ] && echo 1 > $p
 echo write-back > /sys/block/md0/md/journal_mode || fail "write-back refused"
 stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/journal_stats; }
 

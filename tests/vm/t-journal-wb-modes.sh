@@ -3,8 +3,8 @@
 #
 # t-journal-wb-modes: write-back mode on a running RAID5 (4 x 32 MiB, 16K
 # chunk, 8 MiB journal), what a user relies on:
-#   1. raid5j: write-back refused unless writeback_experimental=1; then
-#      journal_mode shows "write-through [write-back]";
+#   1. raid5j: write-back refused with the module parameter writeback=0,
+#      taken by default; journal_mode then shows "write-through [write-back]";
 #   2. 512 KiB written with O_DIRECT; while stripes are dirty (raid5j:
 #      journal_stats dirty_stripes > 0, members not yet written) the data
 #      reads back right through chunk-aligned O_DIRECT reads (the bypass
@@ -31,10 +31,14 @@ JM=/sys/block/md0/md/journal_mode
 stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/journal_stats; }
 
 if [ "$PERSONALITY" = raid5j ]; then
-	echo 0 > /sys/module/raid5j/parameters/writeback_experimental
-	echo write-back > $JM 2>/dev/null && fail "write-back accepted without writeback_experimental"
+	P=/sys/module/raid5j/parameters/writeback
+	expect_eq "$(cat $P)" Y "the writeback parameter's default"
+	echo 0 > $P
+	echo write-back > $JM 2>/dev/null && fail "write-back accepted with writeback=0"
 	grep -q '\[write-through\]' $JM || fail "journal_mode: $(cat $JM)"
-	echo 1 > /sys/module/raid5j/parameters/writeback_experimental
+	dmesg | grep -q 'write-back journal mode is off' ||
+		fail "no message for the refused switch"
+	echo 1 > $P
 fi
 echo write-back > $JM || fail "write-back refused"
 expect_eq "$(cat $JM)" "write-through [write-back]" "journal_mode"

@@ -4,12 +4,12 @@
 # t-journal-wb-persist: the journal mode survives stop/assemble, reboot
 # and a power cut with no user step (Documentation/journal.md, section 15,
 # "Persistence"); the journal stays raid456's.  RAID5, 4 x 32 MiB, 16K
-# chunk, 8 MiB journal; writeback_experimental=1 is set right after the
-# module loads, as a modprobe option would.
+# chunk, 8 MiB journal; the module parameter writeback is left at its
+# default (on) except where boot 1 sets it to 0.
 #   boot 1  write-back on, 512 KiB written, stop, assemble: write-back;
 #           data intact.  Switch to write-through, stop, assemble:
 #           write-through.  Write-back again, stop, assemble with
-#           writeback_experimental=0: write-through and a message saying
+#           writeback=0: write-through and a message saying
 #           why.  Write-back again, 512 KiB more, stop.
 #   boot 2  raid456 assembles the same journal: write-through (it knows no
 #           record), both patterns intact; 512 KiB more; stop.
@@ -42,7 +42,7 @@ cat > "$P/persist-lib.sh" <<'EOF'
 JM=/sys/block/md0/md/journal_mode
 WT="[write-through] write-back"
 WB="write-through [write-back]"
-PARAM=/sys/module/raid5j/parameters/writeback_experimental
+PARAM=/sys/module/raid5j/parameters/writeback
 stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/journal_stats; }
 param() { [ "$PERSONALITY" = raid5j ] && echo "$1" > $PARAM; return 0; }
 assemble() { run mdadm --assemble /dev/md0 $(disks d0 d1 d2 d3) $(disk j); }
@@ -66,7 +66,6 @@ vm_boot --timeout 240 - $D <<'EOF2' || vm_fail "boot 1"
 . /test/guest-lib.sh
 . /test/persist-lib.sh
 load_personality
-param 1
 run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
 	--assume-clean --write-journal=$(disk j) $(disks d0 d1 d2 d3)
 echo write-back > $JM || fail "write-back refused"
@@ -90,11 +89,11 @@ if [ "$PERSONALITY" = raid5j ]; then
 	param 0
 	dmesg -C
 	assemble
-	expect_eq "$(cat $JM)" "$WT" "journal_mode with writeback_experimental=0"
-	dmesg | grep -q 'the log says write-back, but writeback_experimental is 0' ||
-		fail "no message for a write-back record with writeback_experimental=0"
+	expect_eq "$(cat $JM)" "$WT" "journal_mode with writeback=0"
+	dmesg | grep -q 'the log says write-back, but the module parameter writeback is 0' ||
+		fail "no message for a write-back record with writeback=0"
 	param 1
-	pass "writeback_experimental=0: write-through, with a message"
+	pass "writeback=0: write-through, with a message"
 fi
 echo write-back > $JM || fail "write-back refused"
 pat_write 2 8
@@ -121,7 +120,6 @@ vm_boot --timeout 180 - $D <<'EOF2' || vm_fail "boot 3"
 . /test/guest-lib.sh
 . /test/persist-lib.sh
 load_personality
-param 1
 assemble
 mode_after_assembly "$WT" "after raid456 used the journal"
 pat_at 3 16 "back from raid456"
@@ -136,7 +134,6 @@ vm_boot --timeout 180 --kill-mark writing --kill-after 1 - $D <<'EOF2' ||
 . /test/guest-lib.sh
 . /test/persist-lib.sh
 load_personality
-param 1
 assemble
 mode_after_assembly "$WB" "after a reboot"
 [ "$PERSONALITY" = raid5j ] || echo write-back > $JM || fail "write-back refused"
@@ -158,7 +155,6 @@ vm_boot --timeout 240 - $D <<'EOF2' || vm_fail "boot 5"
 . /test/guest-lib.sh
 . /test/persist-lib.sh
 load_personality
-param 1
 assemble
 dmesg | grep -E 'journal|r5l|recover' | tail -4
 mode_after_assembly "$WB" "after a power cut in write-back"

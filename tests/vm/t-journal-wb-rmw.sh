@@ -25,8 +25,6 @@ D="d0 d1 d2 d3 d4 d5 d6 d7"
 vm_boot --timeout 240 --env D="$D" - $D j <<'EOF2' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
-[ "$PERSONALITY" = raid5j ] &&
-	echo 1 > /sys/module/raid5j/parameters/writeback_experimental
 JM=/sys/block/md0/md/journal_mode
 # a journal_stats value, 0 where the module has no such line
 st() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' /sys/block/md0/md/journal_stats; }
