@@ -29,6 +29,7 @@ static u8 cover_mask(sector_t block, sector_t first, sector_t last)
  * taken one.  Returns the stripe, still referenced.
  */
 static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
+					const struct r5j_geom *g,
 					struct bio *bi, sector_t block,
 					bool is_write, struct r5j_stripe *sh)
 {
@@ -40,13 +41,13 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 	u64 bm_seq = 0;
 	int dd_idx;
 
-	dev_sector = r5j_map_array_sector(&conf->geom, block, &dd_idx, &map);
+	dev_sector = r5j_map_array_sector(g, block, &dd_idx, &map);
 	ref = mempool_alloc(&conf->bref_pool, GFP_NOIO);
 	ref->bio = bi;
 	bio_inc_remaining(bi);
 	if (!sh)
-		sh = r5j_get_stripe(conf, dev_sector, 0);
-	WARN_ON_ONCE(sh->sector != dev_sector);
+		sh = r5j_get_stripe_geom(conf, dev_sector, g != &conf->geom, 0);
+	WARN_ON_ONCE(sh->sector != dev_sector || sh->geom != g);
 	if (is_write) {
 		md_write_inc(mddev, bi);
 		/*
@@ -79,24 +80,51 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
  * may see the row, so a bio that covers a whole row is a full-stripe write
  * (no pre-reads) although its blocks of one row are far apart in the bio.
  */
-static void stripe_request(struct r5j_conf *conf, struct bio *bi)
+static void stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
+			struct bio *bi, u64 first, u64 last)
 {
 	bool is_write = op_is_write(bio_op(bi));
 	struct r5j_rows rows;
 	u64 dev_sector, block;
 
-	r5j_rows_init(&rows, &conf->geom, bi->bi_iter.bi_sector,
-		      bio_end_sector(bi));
+	if (first >= last)
+		return;
+	r5j_rows_init(&rows, g, first, last);
 	while (r5j_rows_next(&rows, &dev_sector)) {
 		struct r5j_stripe *sh = NULL;
 
 		while (r5j_rows_block(&rows, &block))
-			sh = add_bio_share(conf, bi, block, is_write, sh);
+			sh = add_bio_share(conf, g, bi, block, is_write, sh);
 		if (sh) {
 			set_bit(R5J_STRIPE_HANDLE, &sh->state);
 			r5j_release_stripe(sh);
 		}
 	}
+}
+
+/*
+ * During a reshape each block maps through the geometry of its side of
+ * the position (Documentation/reshape.md, R4/R5).  The position does not
+ * move while raid5j runs (it does not continue a reshape yet), so there is
+ * no window to wait in; a previous-geometry row that straddles the
+ * position is still intact on the members (R1), and its blocks on the
+ * done side, stale there, only feed parity.
+ */
+static void stripe_request(struct r5j_conf *conf, struct bio *bi)
+{
+	u64 first = bi->bi_iter.bi_sector, last = bio_end_sector(bi);
+	const struct r5j_geom *lo = &conf->geom, *hi = &conf->rs.prev;
+	u64 pos;
+
+	if (!conf->reshaping) {
+		stripe_rows(conf, &conf->geom, bi, first, last);
+		return;
+	}
+	pos = READ_ONCE(conf->reshape_progress);
+	if (conf->rs.backwards)
+		swap(lo, hi);
+	stripe_rows(conf, lo, bi, first, min(last, pos));
+	stripe_rows(conf, hi, bi, max(first, pos), last);
 }
 
 static void aligned_read_end_io(struct bio *clone)
@@ -291,7 +319,8 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 	 * live member's block is current.  raid456 sends every degraded read
 	 * through its stripe cache.
 	 */
-	if (!is_write) {
+	/* during a reshape: reads go through the stripes of their side */
+	if (!is_write && !conf->reshaping) {
 		bi = chunk_aligned_read(mddev, conf, bi);
 		if (!bi)
 			return true;
@@ -319,6 +348,11 @@ sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 	bool still_degraded = false;
 	int i;
 
+	if (conf->reshaping) {
+		/* not reached: check_reshape() refuses, md core runs nothing */
+		*skipped = 1;
+		return max_sector > sector_nr ? max_sector - sector_nr : 0;
+	}
 	if (sector_nr >= max_sector) {
 		/* finished or aborted: close the bitmap's sync window */
 		if (mddev->curr_resync < max_sector)

@@ -64,25 +64,29 @@ static struct r5j_stripe *alloc_stripe(struct r5j_conf *conf, gfp_t gfp)
 
 /* Point an idle stripe at a new sector; its pages no longer mean anything. */
 static void init_stripe(struct r5j_conf *conf, struct r5j_stripe *sh,
-			sector_t sector)
+			sector_t sector, bool prev)
 {
 	int i;
 
 	sh->sector = sector;
+	sh->prev = prev;
+	sh->geom = prev ? &conf->rs.prev : &conf->geom;
+	sh->disks = sh->geom->raid_disks;
+	sh->new_offset = conf->reshaping && !prev;
 	sh->state = 0;
 	sh->bm_seq = 0;
 	sh->failed_io = 0;
 	sh->write_stage = R5J_W_IDLE;
 	sh->unit = NULL;
 	sh->dirty_unit = NULL;
-	r5j_stripe_parity(&conf->geom, sector, &sh->map);
+	r5j_stripe_parity(sh->geom, sector, &sh->map);
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		dev->flags = 0;
 		dev->towrite_mask = 0;
-		dev->array_sector = r5j_is_parity(sh, i) ? 0 :
-			r5j_array_sector_of(&conf->geom, sector, i);
+		dev->array_sector = i >= sh->disks || r5j_is_parity(sh, i) ?
+			0 : r5j_array_sector_of(sh->geom, sector, i);
 	}
 }
 
@@ -178,12 +182,13 @@ void r5j_cache_free(struct r5j_conf *conf)
 	conf->hash = NULL;
 }
 
-static struct r5j_stripe *lookup(struct r5j_conf *conf, sector_t sector)
+static struct r5j_stripe *lookup(struct r5j_conf *conf, sector_t sector,
+				 bool prev)
 {
 	struct r5j_stripe *sh;
 
 	hlist_for_each_entry(sh, stripe_hash(conf, sector), hash)
-		if (sh->sector == sector)
+		if (sh->sector == sector && sh->prev == prev)
 			return sh;
 	return NULL;
 }
@@ -197,6 +202,13 @@ static struct r5j_stripe *lookup(struct r5j_conf *conf, sector_t sector)
 struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 				  int flags)
 {
+	return r5j_get_stripe_geom(conf, sector, false, flags);
+}
+
+/* The same for the stripe at @sector of the previous geometry (@prev). */
+struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
+				       bool prev, int flags)
+{
 	struct r5j_stripe *sh;
 
 	spin_lock_irq(&conf->lock);
@@ -204,7 +216,7 @@ struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 		if (!(flags & R5J_GET_NOQUIESCE))
 			wait_event_lock_irq(conf->wait_quiesce, !conf->quiesce,
 					    conf->lock);
-		sh = lookup(conf, sector);
+		sh = lookup(conf, sector, prev);
 		if (sh) {
 			if (atomic_inc_return(&sh->count) == 1) {
 				list_del_init(&sh->lru);
@@ -218,7 +230,7 @@ struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 					     lru);
 			list_del_init(&sh->lru);
 			hlist_del_init(&sh->hash);
-			init_stripe(conf, sh, sector);
+			init_stripe(conf, sh, sector, prev);
 			hlist_add_head(&sh->hash, stripe_hash(conf, sector));
 			atomic_set(&sh->count, 1);
 			conf->active_stripes++;
@@ -308,7 +320,7 @@ bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector)
 	bool dirty;
 
 	spin_lock_irq(&conf->lock);
-	sh = lookup(conf, sector);
+	sh = lookup(conf, sector, false);
 	dirty = sh && test_bit(R5J_STRIPE_DIRTY, &sh->state);
 	spin_unlock_irq(&conf->lock);
 	return dirty;
