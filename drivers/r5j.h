@@ -211,6 +211,18 @@ struct r5j_conf {
 	struct r5j_reshape rs;
 	sector_t reshape_progress;	/* conf->lock */
 	sector_t reshape_safe;
+	/*
+	 * The running reshape (r5j_reshape.c, reshape_experimental): the
+	 * step's array range [win_lo, win_hi), where requests wait, and
+	 * requests between their window check and their last share.
+	 */
+	sector_t reshape_win_lo, reshape_win_hi;	/* conf->lock */
+	int reshape_users;				/* conf->lock */
+	wait_queue_head_t wait_reshape;
+	unsigned long reshape_checkpoint;	/* jiffies of the last one */
+	struct page **reshape_pages;		/* sync thread: one step */
+	int reshape_nr_pages;
+	int pool_disks;			/* pages per stripe: >= raid_disks */
 	int max_degraded;
 	int data_disks;
 	struct r5j_disk *disks;
@@ -303,7 +315,23 @@ void r5j_return_held_bios(struct r5j_conf *conf);
 void r5j_submit_pending(struct r5j_conf *conf);
 void r5j_end_pass(struct r5j_conf *conf);
 
+/* r5j_reshape.c */
+extern bool r5j_reshape_experimental;
+int r5j_check_reshape(struct mddev *mddev);
+int r5j_start_reshape(struct mddev *mddev);
+void r5j_finish_reshape(struct mddev *mddev);
+sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
+			  int *skipped);
+void r5j_reshape_free(struct r5j_conf *conf);
+
+/* r5j_stripe.c, for the reshape */
+bool r5j_stripes_busy(struct r5j_conf *conf, sector_t lo, sector_t hi,
+		      bool prev);
+int r5j_cache_repool(struct r5j_conf *conf, int disks);
+
 /* r5j_request.c */
+void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
+		     struct bio *bi, u64 first, u64 last);
 bool r5j_make_request(struct mddev *mddev, struct bio *bi);
 sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 			  int *skipped);

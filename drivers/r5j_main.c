@@ -123,6 +123,7 @@ static void free_conf(struct r5j_conf *conf)
 	if (!conf)
 		return;
 	cancel_work_sync(&conf->retry_work);
+	r5j_reshape_free(conf);
 	r5j_cache_free(conf);
 	bioset_exit(&conf->bio_split);
 	bioset_exit(&conf->bio_clone);
@@ -296,13 +297,15 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	r5j_blist_init(&conf->held);
 	init_waitqueue_head(&conf->wait_for_stripe);
 	init_waitqueue_head(&conf->wait_quiesce);
+	init_waitqueue_head(&conf->wait_reshape);
 	atomic_set(&conf->aligned_reads, 0);
 	atomic64_set(&conf->bm_write_seq, 0);
 	INIT_WORK(&conf->retry_work, r5j_retry_reads_work);
 	conf->recovery_disabled = mddev->recovery_disabled - 1;
 
-	conf->disks = kcalloc(conf->raid_disks, sizeof(*conf->disks),
-			      GFP_KERNEL);
+	/* room for every member count a reshape may grow to */
+	conf->pool_disks = conf->raid_disks;
+	conf->disks = kcalloc(R5J_MAX_DISKS, sizeof(*conf->disks), GFP_KERNEL);
 	if (!conf->disks)
 		goto abort;
 	rdev_for_each(rdev, mddev) {
@@ -346,11 +349,11 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 		if (!conf->spare_page[i])
 			goto abort;
 	}
-	conf->blocks = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
-	conf->rmw_data = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
-	conf->pending = kcalloc(R5J_PENDING_QUEUES(conf), sizeof(*conf->pending),
+	conf->blocks = kcalloc(R5J_MAX_DISKS, sizeof(void *), GFP_KERNEL);
+	conf->rmw_data = kcalloc(R5J_MAX_DISKS, sizeof(void *), GFP_KERNEL);
+	conf->pending = kcalloc(4 * R5J_MAX_DISKS, sizeof(*conf->pending),
 				GFP_KERNEL);
-	conf->pw.slots = kcalloc(R5J_PARITY_SLOTS(conf->raid_disks),
+	conf->pw.slots = kcalloc(R5J_PARITY_SLOTS(R5J_MAX_DISKS),
 				 sizeof(void *), GFP_KERNEL);
 	conf->zero_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!conf->blocks || !conf->rmw_data || !conf->pending ||
@@ -828,42 +831,6 @@ out:
 	return err;
 }
 
-/*
- * raid5j does not reshape yet.  These exist so that md core lets run() see
- * an interrupted reshape (md_run() silently rejects a reshaping array
- * when start_reshape is missing); run() accepts one it can serve I/O on,
- * and md core asks check_reshape() before continuing it: refused, the
- * reshape stays where it is.
- */
-static int r5j_check_reshape(struct mddev *mddev)
-{
-	struct r5j_conf *conf = mddev->private;
-
-	if (conf && conf->reshaping) {
-		if (!conf->reshape_warned)	/* reconfig_mutex held */
-			pr_warn("md/raid:%s: reshape interrupted at %llu: raid5j serves I/O but does not continue it; stop the array and assemble it under raid456 to finish\n",
-				mdname(mddev),
-				(unsigned long long)conf->reshape_safe);
-		conf->reshape_warned = true;
-		return -EINVAL;
-	}
-	if (mddev->new_level == mddev->level &&
-	    mddev->new_layout == mddev->layout &&
-	    mddev->new_chunk_sectors == mddev->chunk_sectors &&
-	    !mddev->delta_disks)
-		return 0;
-	pr_err("md/raid:%s: reshape (level, layout, chunk or device count change) is not supported by raid5j; use raid456\n",
-	       mdname(mddev));
-	return -EINVAL;
-}
-
-static int r5j_start_reshape(struct mddev *mddev)
-{
-	pr_err("md/raid:%s: reshape is not supported by raid5j; use raid456\n",
-	       mdname(mddev));
-	return -EINVAL;
-}
-
 static bool quiesced(struct r5j_conf *conf)
 {
 	return conf->active_stripes == 0 && list_empty(&conf->handle_list) &&
@@ -942,6 +909,7 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 		.quiesce	= r5j_quiesce,			\
 		.check_reshape	= r5j_check_reshape,		\
 		.start_reshape	= r5j_start_reshape,		\
+		.finish_reshape	= r5j_finish_reshape,		\
 	}
 
 /* md core names personalities by level; mdadm reads the name from sysfs. */

@@ -32,15 +32,15 @@ static struct r5j_stripe *alloc_stripe(struct r5j_conf *conf, gfp_t gfp)
 	struct r5j_stripe *sh;
 	int i;
 
-	sh = kzalloc(struct_size(sh, dev, conf->raid_disks), gfp);
+	sh = kzalloc(struct_size(sh, dev, conf->pool_disks), gfp);
 	if (!sh)
 		return NULL;
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < conf->pool_disks; i++) {
 		sh->dev[i].page = alloc_page(gfp);
 		sh->dev[i].io = kzalloc(sizeof(*sh->dev[i].io), gfp);
 		sh->dev[i].rio = kzalloc(sizeof(*sh->dev[i].rio), gfp);
 		if (!sh->dev[i].page || !sh->dev[i].io || !sh->dev[i].rio) {
-			free_stripe(sh, conf->raid_disks);
+			free_stripe(sh, conf->pool_disks);
 			return NULL;
 		}
 		sh->dev[i].io->sh = sh;
@@ -80,7 +80,7 @@ static void init_stripe(struct r5j_conf *conf, struct r5j_stripe *sh,
 	sh->unit = NULL;
 	sh->dirty_unit = NULL;
 	r5j_stripe_parity(sh->geom, sector, &sh->map);
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < conf->pool_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		dev->flags = 0;
@@ -125,7 +125,7 @@ static bool shrink_to(struct r5j_conf *conf, int size)
 		hlist_del_init(&sh->hash);
 		conf->nr_stripes--;
 		spin_unlock_irq(&conf->lock);
-		free_stripe(sh, conf->raid_disks);
+		free_stripe(sh, conf->pool_disks);
 	}
 }
 
@@ -191,6 +191,41 @@ static struct r5j_stripe *lookup(struct r5j_conf *conf, sector_t sector,
 		if (sh->sector == sector && sh->prev == prev)
 			return sh;
 	return NULL;
+}
+
+/*
+ * Reshape: is a stripe of rows [lo, hi) of one geometry in use (or
+ * waiting for the daemon)?  Idle ones may keep their pages.
+ */
+bool r5j_stripes_busy(struct r5j_conf *conf, sector_t lo, sector_t hi,
+		      bool prev)
+{
+	struct r5j_stripe *sh;
+	bool busy = false;
+	sector_t s;
+
+	spin_lock_irq(&conf->lock);
+	for (s = lo; s < hi && !busy; s += R5J_STRIPE_SECTORS) {
+		sh = lookup(conf, s, prev);
+		busy = sh && (atomic_read(&sh->count) ||
+			      test_bit(R5J_STRIPE_ON_LIST, &sh->state));
+	}
+	spin_unlock_irq(&conf->lock);
+	return busy;
+}
+
+/*
+ * Reallocate every stripe with @disks pages (a reshape adding members).
+ * The array is quiesced: every stripe is idle (no journal: none dirty).
+ */
+int r5j_cache_repool(struct r5j_conf *conf, int disks)
+{
+	if (disks <= conf->pool_disks)
+		return 0;
+	if (!shrink_to(conf, 0))
+		return -EBUSY;
+	conf->pool_disks = disks;
+	return r5j_cache_resize(conf, conf->max_nr_stripes);
 }
 
 /*
