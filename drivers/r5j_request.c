@@ -112,8 +112,8 @@ static bool reshape_blocks(struct r5j_conf *conf, u64 first, u64 last,
 {
 	if (first < conf->reshape_win_hi && last > conf->reshape_win_lo)
 		return true;
-	return is_write && first < conf->reshape_progress &&
-	       last > conf->reshape_safe;
+	return is_write && conf->reshape_safe < conf->reshape_progress &&
+	       first < conf->reshape_progress && last > conf->reshape_safe;
 }
 
 /*
