@@ -37,6 +37,7 @@
 #include "r5j_compat.h"
 #include "raid5j/layout.h"
 #include "raid5j/parity.h"
+#include "raid5j/reshape.h"
 
 #define R5J_NAME "raid5j"
 
@@ -141,6 +142,15 @@ struct r5j_stripe {
 	struct list_head lru;		/* inactive or handle list */
 	struct r5j_conf *conf;
 	sector_t sector;		/* dev sector, multiple of 8 */
+	/*
+	 * Geometry of the stripe: conf->geom, or during a reshape the one
+	 * not yet reshaped (prev).  (sector, prev) is the cache key: the
+	 * same dev sector in both geometries is two stripes.
+	 */
+	const struct r5j_geom *geom;
+	int disks;			/* geom->raid_disks */
+	bool prev;
+	bool new_offset;		/* members at new_data_offset */
 	struct r5j_stripe_map map;
 	unsigned long state;
 	atomic_t count;			/* references; 0 = on a list */
@@ -187,8 +197,32 @@ struct r5j_stats {
 
 struct r5j_conf {
 	struct mddev *mddev;
-	struct r5j_geom geom;
-	int raid_disks;
+	struct r5j_geom geom;		/* during a reshape: the next geometry */
+	int raid_disks;			/* slots: the larger of prev and next */
+	/*
+	 * Reshape (Documentation/reshape.md): array sectors on the done side
+	 * of reshape_progress map through rs.next (conf->geom), the others
+	 * through rs.prev.  reshape_safe is the position on disk.  Both are
+	 * set once by run() and do not move: raid5j serves I/O on an array a
+	 * reshape was interrupted on but does not continue it yet.
+	 */
+	bool reshaping;
+	bool reshape_warned;		/* check_reshape said why, once */
+	struct r5j_reshape rs;
+	sector_t reshape_progress;	/* conf->lock */
+	sector_t reshape_safe;
+	/*
+	 * The running reshape (r5j_reshape.c, reshape_experimental): the
+	 * step's array range [win_lo, win_hi), where requests wait, and
+	 * requests between their window check and their last share.
+	 */
+	sector_t reshape_win_lo, reshape_win_hi;	/* conf->lock */
+	int reshape_users;				/* conf->lock */
+	wait_queue_head_t wait_reshape;
+	unsigned long reshape_checkpoint;	/* jiffies of the last one */
+	struct page **reshape_pages;		/* sync thread: one step */
+	int reshape_nr_pages;
+	int pool_disks;			/* pages per stripe: >= raid_disks */
 	int max_degraded;
 	int data_disks;
 	struct r5j_disk *disks;
@@ -271,6 +305,8 @@ void r5j_cache_trim(struct r5j_conf *conf);
 #define R5J_GET_NOQUIESCE 2
 struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 				  int flags);
+struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
+				       bool prev, int flags);
 void r5j_release_stripe(struct r5j_stripe *sh);
 struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf);
 int r5j_active_stripes(struct r5j_conf *conf);
@@ -288,7 +324,23 @@ void r5j_return_held_bios(struct r5j_conf *conf);
 void r5j_submit_pending(struct r5j_conf *conf);
 void r5j_end_pass(struct r5j_conf *conf);
 
+/* r5j_reshape.c */
+extern bool r5j_reshape_experimental;
+int r5j_check_reshape(struct mddev *mddev);
+int r5j_start_reshape(struct mddev *mddev);
+void r5j_finish_reshape(struct mddev *mddev);
+sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
+			  int *skipped);
+void r5j_reshape_free(struct r5j_conf *conf);
+
+/* r5j_stripe.c, for the reshape */
+bool r5j_stripes_busy(struct r5j_conf *conf, sector_t lo, sector_t hi,
+		      bool prev);
+int r5j_cache_repool(struct r5j_conf *conf, int disks);
+
 /* r5j_request.c */
+void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
+		     struct bio *bi, u64 first, u64 last);
 bool r5j_make_request(struct mddev *mddev, struct bio *bi);
 sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 			  int *skipped);
@@ -372,6 +424,19 @@ static inline struct md_rdev *r5j_rdev_locked(struct r5j_conf *conf, int i)
 {
 	return rcu_dereference_protected(conf->disks[i].rdev,
 			lockdep_is_held(&conf->mddev->reconfig_mutex));
+}
+
+/*
+ * The stripe's dev sector on @rdev counted from rdev->data_offset (what
+ * bad block lists, recovery_offset and data_offset-based I/O use): a
+ * next-geometry stripe of a reshape lives at new_data_offset.
+ */
+static inline sector_t r5j_rsec(const struct r5j_stripe *sh,
+				const struct md_rdev *rdev)
+{
+	if (!sh->new_offset || !rdev)
+		return sh->sector;
+	return sh->sector + rdev->new_data_offset - rdev->data_offset;
 }
 
 static inline int r5j_is_parity(struct r5j_stripe *sh, int i)

@@ -81,11 +81,11 @@ static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 	int i;
 
 	s->failed = 0;
-	bitmap_zero(s->readable, conf->raid_disks);
-	bitmap_zero(s->writable, conf->raid_disks);
-	bitmap_zero(s->replacing, conf->raid_disks);
+	bitmap_zero(s->readable, sh->disks);
+	bitmap_zero(s->writable, sh->disks);
+	bitmap_zero(s->replacing, sh->disks);
 	rcu_read_lock();
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
 		struct md_rdev *repl = rcu_dereference(conf->disks[i].replacement);
 
@@ -100,8 +100,8 @@ static void analyse_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 			clear_bit(R5J_REWRITE, &sh->dev[i].flags);
 		}
 		if (!test_bit(R5J_READ_ERROR, &sh->dev[i].flags) &&
-		    (holds_stripe(rdev, sh->sector) ||
-		     holds_stripe(repl, sh->sector))) {
+		    (holds_stripe(rdev, r5j_rsec(sh, rdev)) ||
+		     holds_stripe(repl, r5j_rsec(sh, repl)))) {
 			__set_bit(i, s->readable);
 			continue;
 		}
@@ -158,7 +158,7 @@ static void read_failed(struct r5j_stripe *sh, struct r5j_io *io,
 	struct r5j_conf *conf = sh->conf;
 	struct mddev *mddev = conf->mddev;
 	struct r5j_dev *dev = &sh->dev[io->idx];
-	sector_t s = sh->sector + rdev->data_offset;
+	sector_t s = r5j_rsec(sh, rdev) + rdev->data_offset;
 	int n, max;
 
 	if (rdev == rcu_access_pointer(conf->disks[io->idx].replacement)) {
@@ -179,7 +179,7 @@ static void read_failed(struct r5j_stripe *sh, struct r5j_io *io,
 				    rdev->bdev);
 		clear_bit(R5J_REWRITE, &dev->flags);
 		clear_bit(R5J_READ_ERROR, &dev->flags);
-		record_bad(conf, rdev, sh->sector);
+		record_bad(conf, rdev, r5j_rsec(sh, rdev));
 		return;
 	}
 	dev->read_error_gen = READ_ONCE(conf->disks[io->idx].gen);
@@ -206,7 +206,7 @@ static void read_done(struct r5j_stripe *sh, struct r5j_io *io,
 	    test_and_clear_bit(R5J_READ_ERROR, &dev->flags)) {
 		pr_info_ratelimited("md/raid:%s: read error corrected (%d sectors at %llu on %pg)\n",
 				    mdname(sh->conf->mddev), R5J_STRIPE_SECTORS,
-				    (unsigned long long)(sh->sector +
+				    (unsigned long long)(r5j_rsec(sh, rdev) +
 							 rdev->data_offset),
 				    rdev->bdev);
 		atomic_add(R5J_STRIPE_SECTORS, &rdev->corrected_errors);
@@ -225,7 +225,7 @@ static void write_done(struct r5j_stripe *sh, struct r5j_io *io,
 {
 	struct r5j_dev *dev = &sh->dev[io->idx];
 
-	if (!has_badblock(rdev, sh->sector))
+	if (!has_badblock(rdev, r5j_rsec(sh, rdev)))
 		return;
 	dev->made_good_gen = READ_ONCE(sh->conf->disks[io->idx].gen);
 	set_bit(io->replacement ? R5J_MADE_GOOD_REPL : R5J_MADE_GOOD,
@@ -255,13 +255,13 @@ static void write_failed(struct r5j_stripe *sh, struct r5j_io *io,
 	if (test_and_clear_bit(R5J_REWRITE, &dev->flags)) {
 		pr_warn_ratelimited("md/raid:%s: read error NOT corrected!! (sector %llu on %pg).\n",
 				    mdname(conf->mddev),
-				    (unsigned long long)(sh->sector +
+				    (unsigned long long)(r5j_rsec(sh, rdev) +
 							 rdev->data_offset),
 				    rdev->bdev);
 		clear_bit(R5J_READ_ERROR, &dev->flags);
 	}
 	set_bit(R5J_WRITE_ERROR, &dev->flags);
-	record_bad(conf, rdev, sh->sector);
+	record_bad(conf, rdev, r5j_rsec(sh, rdev));
 }
 
 static void r5j_end_io(struct bio *bio)
@@ -308,7 +308,7 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 
 	io->rdev = rdev;
 	bio_init(&io->bio, rdev->bdev, &io->vec, 1, opf);
-	io->bio.bi_iter.bi_sector = sh->sector + rdev->data_offset;
+	io->bio.bi_iter.bi_sector = r5j_rsec(sh, rdev) + rdev->data_offset;
 	__bio_add_page(&io->bio, io->to_orig ? dev->orig : dev->page,
 		       PAGE_SIZE, 0);
 	io->bio.bi_end_io = r5j_end_io;
@@ -410,14 +410,15 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 	if (!r5j_rdev_usable(repl))
 		repl = NULL;
 	if (write) {
-		if (rdev && skips_write(rdev, sh->sector))
+		if (rdev && skips_write(rdev, r5j_rsec(sh, rdev)))
 			rdev = NULL;
-		if (repl && skips_write(repl, sh->sector))
+		if (repl && skips_write(repl, r5j_rsec(sh, repl)))
 			repl = NULL;
 	} else {
 		/* one read: the member unless only the replacement has it */
-		if (!holds_stripe(rdev, sh->sector))
-			rdev = holds_stripe(repl, sh->sector) ? repl : NULL;
+		if (!holds_stripe(rdev, r5j_rsec(sh, rdev)))
+			rdev = holds_stripe(repl, r5j_rsec(sh, repl)) ?
+			       repl : NULL;
 		repl = NULL;
 	}
 	if (rdev)
@@ -452,7 +453,7 @@ static void **stripe_blocks(struct r5j_stripe *sh)
 	struct r5j_conf *conf = sh->conf;
 	int i;
 
-	for (i = 0; i < conf->raid_disks; i++)
+	for (i = 0; i < sh->disks; i++)
 		conf->blocks[i] = page_address(sh->dev[i].page);
 	return conf->blocks;
 }
@@ -462,7 +463,7 @@ static void compute_parity(struct r5j_stripe *sh)
 {
 	struct r5j_conf *conf = sh->conf;
 
-	r5j_compute_parity(&conf->geom, &sh->map, stripe_blocks(sh),
+	r5j_compute_parity(sh->geom, &sh->map, stripe_blocks(sh),
 			   &conf->pw);
 	set_bit(R5J_UPTODATE, &sh->dev[sh->map.pd_idx].flags);
 	if (sh->map.qd_idx >= 0)
@@ -480,7 +481,7 @@ static void compute_missing(struct r5j_stripe *sh, struct r5j_state *s)
 			failed[n++] = s->failed_num[i];
 	if (!n)
 		return;
-	if (WARN_ON(r5j_recover(&conf->geom, &sh->map, stripe_blocks(sh),
+	if (WARN_ON(r5j_recover(sh->geom, &sh->map, stripe_blocks(sh),
 				failed, n, &conf->pw)))
 		return;
 	for (i = 0; i < n; i++)
@@ -494,11 +495,11 @@ static void fold_written(struct r5j_stripe *sh)
 	void **data = conf->rmw_data;
 	int i;
 
-	for (i = 0; i < conf->raid_disks; i++)
+	for (i = 0; i < sh->disks; i++)
 		data[i] = (!r5j_is_parity(sh, i) &&
 			   !r5j_blist_empty(&sh->dev[i].written)) ?
 			page_address(sh->dev[i].page) : NULL;
-	r5j_parity_rmw(&conf->geom, &sh->map, data,
+	r5j_parity_rmw(sh->geom, &sh->map, data,
 		       page_address(sh->dev[sh->map.pd_idx].page),
 		       sh->map.qd_idx >= 0 ?
 		       page_address(sh->dev[sh->map.qd_idx].page) : NULL,
@@ -513,11 +514,10 @@ static void fold_written(struct r5j_stripe *sh)
 static bool ensure_blocks(struct r5j_stripe *sh, struct r5j_state *s,
 			  unsigned long *want)
 {
-	struct r5j_conf *conf = sh->conf;
 	bool need_compute = false, lost = false;
 	int i, reads = 0;
 
-	for_each_set_bit(i, want, conf->raid_disks) {
+	for_each_set_bit(i, want, sh->disks) {
 		if (test_bit(R5J_UPTODATE, &sh->dev[i].flags))
 			continue;
 		if (!test_bit(i, s->readable))
@@ -528,7 +528,7 @@ static bool ensure_blocks(struct r5j_stripe *sh, struct r5j_state *s,
 			lost = true;
 	}
 	if (need_compute) {
-		for (i = 0; i < conf->raid_disks; i++) {
+		for (i = 0; i < sh->disks; i++) {
 			if (!test_bit(i, s->readable) ||
 			    test_bit(R5J_UPTODATE, &sh->dev[i].flags) ||
 			    test_bit(R5J_LOCKED, &sh->dev[i].flags))
@@ -643,7 +643,7 @@ static void finish_writes(struct r5j_stripe *sh, struct r5j_state *s)
 	struct r5j_bref *ref;
 	int i;
 
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		if (test_and_clear_bit(R5J_WRITE_ERROR, &dev->flags))
@@ -676,7 +676,7 @@ static void fail_logged_writes(struct r5j_stripe *sh)
 	struct r5j_bref *ref;
 	int i;
 
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		while ((ref = r5j_blist_pop(&dev->written)))
@@ -700,12 +700,11 @@ static void fail_logged_writes(struct r5j_stripe *sh)
 /* Refuse new writes: the journal is gone and nothing may bypass it. */
 static void fail_new_writes(struct r5j_stripe *sh)
 {
-	struct r5j_conf *conf = sh->conf;
 	struct r5j_blist writes;
 	struct r5j_bref *ref;
 	int i;
 
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		r5j_blist_init(&writes);
 		spin_lock_irq(&sh->lock);
 		r5j_blist_splice(&writes, &sh->dev[i].towrite);
@@ -728,7 +727,7 @@ static void submit_member_writes(struct r5j_stripe *sh)
 	int i, writes = 0;
 
 	sh->write_stage = R5J_W_MEMBERS;
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		if (!r5j_is_parity(sh, i) &&
 		    r5j_blist_empty(&sh->dev[i].written) &&
 		    !test_bit(R5J_DIRTY, &sh->dev[i].flags))
@@ -750,7 +749,7 @@ static void uncorrectable_read_errors(struct r5j_stripe *sh)
 	struct r5j_conf *conf = sh->conf;
 	int i;
 
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 		struct md_rdev *rdev;
 
@@ -762,10 +761,10 @@ static void uncorrectable_read_errors(struct r5j_stripe *sh)
 		if (r5j_rdev_usable(rdev) && test_bit(In_sync, &rdev->flags)) {
 			pr_warn_ratelimited("md/raid:%s: read error not correctable (sector %llu on %pg).\n",
 					    mdname(conf->mddev),
-					    (unsigned long long)(sh->sector +
+					    (unsigned long long)(r5j_rsec(sh, rdev) +
 								 rdev->data_offset),
 					    rdev->bdev);
-			record_bad(conf, rdev, sh->sector);
+			record_bad(conf, rdev, r5j_rsec(sh, rdev));
 		} else if (r5j_rdev_usable(rdev)) {
 			/* not in sync: no bad block for it (as raid456) */
 			md_error(conf->mddev, rdev);
@@ -796,11 +795,11 @@ static bool record_lost_stripe(struct r5j_stripe *sh)
 	for (i = 0; i < 2 * conf->raid_disks; i++) {
 		struct md_rdev *rdev = rcu_dereference(*r5j_dev_slot(conf, i));
 
-		if (!rebuilding(rdev, sh->sector))
+		if (!rebuilding(rdev, r5j_rsec(sh, rdev)))
 			continue;
 		any = true;
-		if (!rdev_set_badblocks(rdev, sh->sector, R5J_STRIPE_SECTORS,
-					0))
+		if (!rdev_set_badblocks(rdev, r5j_rsec(sh, rdev),
+					R5J_STRIPE_SECTORS, 0))
 			ok = false;
 	}
 	rcu_read_unlock();
@@ -824,7 +823,7 @@ static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
 
 	if (s->failed > conf->max_degraded || !md_is_rdwr(conf->mddev))
 		return;
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 		struct md_rdev *rdev;
 		bool write;
@@ -836,9 +835,9 @@ static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
 			continue;
 		rcu_read_lock();
 		rdev = rcu_dereference(conf->disks[i].rdev);
-		if (!can_rewrite(rdev, sh->sector) ||
+		if (!can_rewrite(rdev, r5j_rsec(sh, rdev)) ||
 		    (!test_bit(R5J_READ_ERROR, &dev->flags) &&
-		     !has_badblock(rdev, sh->sector)))
+		     !has_badblock(rdev, r5j_rsec(sh, rdev))))
 			rdev = NULL;
 		else
 			atomic_inc(&rdev->nr_pending);
@@ -878,7 +877,7 @@ static void clear_made_good(struct r5j_stripe *sh)
 	struct r5j_conf *conf = sh->conf;
 	int i;
 
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 		struct md_rdev *rdev;
 		bool m, r;
@@ -894,10 +893,10 @@ static void clear_made_good(struct r5j_stripe *sh)
 		rcu_read_lock();
 		rdev = rcu_dereference(conf->disks[i].rdev);
 		if (m && r5j_rdev_usable(rdev))
-			clear_range(rdev, sh->sector);
+			clear_range(rdev, r5j_rsec(sh, rdev));
 		rdev = rcu_dereference(conf->disks[i].replacement);
 		if (r && r5j_rdev_usable(rdev))
-			clear_range(rdev, sh->sector);
+			clear_range(rdev, r5j_rsec(sh, rdev));
 		rcu_read_unlock();
 	}
 }
@@ -912,7 +911,7 @@ static void fail_stripe(struct r5j_stripe *sh)
 	int i;
 
 	uncorrectable_read_errors(sh);
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		r5j_blist_init(&reads);
@@ -950,7 +949,7 @@ static bool has_writes(struct r5j_stripe *sh)
 {
 	int i;
 
-	for (i = 0; i < sh->conf->raid_disks; i++)
+	for (i = 0; i < sh->disks; i++)
 		if (!r5j_blist_empty(&sh->dev[i].towrite))
 			return true;
 	return false;
@@ -967,13 +966,13 @@ static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
 	struct r5j_conf *conf = sh->conf;
 	int i, rmw_reads = 0, rcw_reads = 0;
 
-	bitmap_zero(want, conf->raid_disks);
+	bitmap_zero(want, sh->disks);
 	if (s->failed) {
 		/* Degraded: bring in everything, the lost block computed. */
-		bitmap_fill(want, conf->raid_disks);
+		bitmap_fill(want, sh->disks);
 		return false;
 	}
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 		bool uptodate = test_bit(R5J_UPTODATE, &dev->flags);
 
@@ -987,13 +986,13 @@ static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
 			rcw_reads += !uptodate;
 	}
 	if (conf->rmw_ok && rmw_reads < rcw_reads) {
-		for (i = 0; i < conf->raid_disks; i++)
+		for (i = 0; i < sh->disks; i++)
 			if (r5j_is_parity(sh, i) ||
 			    !r5j_blist_empty(&sh->dev[i].towrite))
 				__set_bit(i, want);
 		return true;
 	}
-	for (i = 0; i < conf->raid_disks; i++)
+	for (i = 0; i < sh->disks; i++)
 		if (!r5j_is_parity(sh, i) && sh->dev[i].towrite_mask != 0xff)
 			__set_bit(i, want);
 	return false;
@@ -1009,7 +1008,7 @@ static bool plan_still_holds(struct r5j_stripe *sh, bool rmw)
 {
 	int i;
 
-	for (i = 0; i < sh->conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 		bool need;
 
@@ -1066,7 +1065,7 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 		return true;
 	}
 	full = true;
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		if (!r5j_is_parity(sh, i) && dev->towrite_mask != 0xff)
@@ -1080,7 +1079,7 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 
 	if (rmw)
 		fold_written(sh);	/* take the old data out of P/Q */
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		for (ref = dev->written.head; ref; ref = ref->next) {
@@ -1129,7 +1128,7 @@ static bool stripe_full(struct r5j_stripe *sh)
 {
 	int i;
 
-	for (i = 0; i < sh->conf->raid_disks; i++)
+	for (i = 0; i < sh->disks; i++)
 		if (!r5j_is_parity(sh, i) &&
 		    !test_bit(R5J_DIRTY, &sh->dev[i].flags))
 			return false;
@@ -1156,7 +1155,7 @@ static void finish_cached_write(struct r5j_stripe *sh)
 	 */
 	if (stripe_full(sh))
 		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
-	for (i = 0; i < conf->raid_disks; i++)
+	for (i = 0; i < sh->disks; i++)
 		while ((ref = r5j_blist_pop(&sh->dev[i].written)))
 			end_write_part(sh, ref, true);
 }
@@ -1166,8 +1165,8 @@ static void partial_blocks(struct r5j_stripe *sh, unsigned long *want)
 {
 	int i;
 
-	bitmap_zero(want, sh->conf->raid_disks);
-	for (i = 0; i < sh->conf->raid_disks; i++) {
+	bitmap_zero(want, sh->disks);
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		if (!r5j_blist_empty(&dev->towrite) &&
@@ -1195,19 +1194,19 @@ static int cache_writes(struct r5j_stripe *sh, struct r5j_state *s)
 
 	spin_lock_irq(&sh->lock);
 	partial_blocks(sh, want);
-	if (!bitmap_empty(want, conf->raid_disks)) {
+	if (!bitmap_empty(want, sh->disks)) {
 		/* partial writes arrived since: read those blocks first */
 		spin_unlock_irq(&sh->lock);
 		set_bit(R5J_STRIPE_HANDLE, &sh->state);
 		return 1;
 	}
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		r5j_blist_splice(&sh->dev[i].written, &sh->dev[i].towrite);
 		sh->dev[i].towrite_mask = 0;
 	}
 	spin_unlock_irq(&sh->lock);
 
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		if (r5j_is_parity(sh, i)) {
@@ -1244,9 +1243,9 @@ static bool cacheable(struct r5j_stripe *sh, struct r5j_state *s)
 		return false;
 	/* degraded: a partly written block must be readable, never computed */
 	partial_blocks(sh, want);
-	if (s->failed && !bitmap_subset(want, s->readable, conf->raid_disks))
+	if (s->failed && !bitmap_subset(want, s->readable, sh->disks))
 		return false;
-	for (i = 0; i < conf->raid_disks; i++)
+	for (i = 0; i < sh->disks; i++)
 		if (!r5j_blist_empty(&sh->dev[i].towrite))
 			pages++;
 	return r5j_journal_data_fits(conf->log, sh, pages);
@@ -1292,7 +1291,7 @@ static void put_orig(struct r5j_stripe *sh)
 {
 	int i;
 
-	for (i = 0; i < sh->conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		clear_bit(R5J_ORIG_UPTODATE, &sh->dev[i].flags);
 		if (sh->dev[i].orig) {
 			put_page(sh->dev[i].orig);
@@ -1315,7 +1314,7 @@ static int rebuild_clean(struct r5j_stripe *sh, struct r5j_state *s)
 	void **blocks = conf->blocks;
 	int i, reads = 0, err;
 
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 		bool dirty = test_bit(R5J_DIRTY, &dev->flags);
 
@@ -1337,13 +1336,13 @@ static int rebuild_clean(struct r5j_stripe *sh, struct r5j_state *s)
 	}
 	if (reads)
 		return 1;
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		blocks[i] = page_address(test_bit(R5J_DIRTY, &dev->flags) ?
 					 dev->orig : dev->page);
 	}
-	err = r5j_recover(&conf->geom, &sh->map, blocks, s->failed_num,
+	err = r5j_recover(sh->geom, &sh->map, blocks, s->failed_num,
 			  min(s->failed, 2), &conf->pw);
 	if (err)
 		return -EIO;
@@ -1371,7 +1370,7 @@ static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
 
 	if (!conf->rmw_ok || s->failed)
 		return -1;
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		if (r5j_is_parity(sh, i)) {
@@ -1386,7 +1385,7 @@ static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
 	}
 	if (rmw_reads >= rcw_reads)
 		return -1;
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 		bool parity = r5j_is_parity(sh, i);
 
@@ -1412,22 +1411,22 @@ static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
 			r5j_journal_count_destage(conf->log, -1, reads);
 		return 1;
 	}
-	if (i < conf->raid_disks)
+	if (i < sh->disks)
 		return -1;	/* no page for an old block: rcw */
 
 	p = page_address(sh->dev[sh->map.pd_idx].page);
 	q = sh->map.qd_idx >= 0 ? page_address(sh->dev[sh->map.qd_idx].page) :
 		NULL;
-	for (i = 0; i < conf->raid_disks; i++)
+	for (i = 0; i < sh->disks; i++)
 		data[i] = (!r5j_is_parity(sh, i) &&
 			   test_bit(R5J_DIRTY, &sh->dev[i].flags)) ?
 			page_address(sh->dev[i].orig) : NULL;
-	if (r5j_parity_rmw(&conf->geom, &sh->map, data, p, q, &conf->pw))
+	if (r5j_parity_rmw(sh->geom, &sh->map, data, p, q, &conf->pw))
 		return -1;	/* not touched: rmw_ok said it works */
-	for (i = 0; i < conf->raid_disks; i++)
+	for (i = 0; i < sh->disks; i++)
 		if (data[i])
 			data[i] = page_address(sh->dev[i].page);
-	r5j_parity_rmw(&conf->geom, &sh->map, data, p, q, &conf->pw);
+	r5j_parity_rmw(sh->geom, &sh->map, data, p, q, &conf->pw);
 	put_orig(sh);
 	/* what rcw would read now, less what this rmw read */
 	if (conf->log)
@@ -1472,10 +1471,10 @@ static bool destage(struct r5j_stripe *sh, struct r5j_state *s)
 	put_orig(sh);	/* an rmw given up: its old blocks must not linger */
 
 	/* rcw: every clean data block, the dirty ones are in the cache */
-	bitmap_zero(want, conf->raid_disks);
+	bitmap_zero(want, sh->disks);
 	reads = 0;
 	full = true;
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < sh->disks; i++) {
 		if (r5j_is_parity(sh, i) ||
 		    test_bit(R5J_DIRTY, &sh->dev[i].flags))
 			continue;
@@ -1537,7 +1536,7 @@ static void fail_dirty_reads(struct r5j_stripe *sh, unsigned long *want)
 	struct r5j_bref *ref;
 	int i;
 
-	for_each_set_bit(i, want, sh->conf->raid_disks) {
+	for_each_set_bit(i, want, sh->disks) {
 		r5j_blist_init(&reads);
 		spin_lock_irq(&sh->lock);
 		r5j_blist_splice(&reads, &sh->dev[i].toread);
@@ -1557,8 +1556,8 @@ static bool handle_reads(struct r5j_stripe *sh, struct r5j_state *s)
 	bool any = false;
 	int i;
 
-	bitmap_zero(want, conf->raid_disks);
-	for (i = 0; i < conf->raid_disks; i++) {
+	bitmap_zero(want, sh->disks);
+	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		if (r5j_blist_empty(&dev->toread))
@@ -1583,7 +1582,7 @@ static bool handle_reads(struct r5j_stripe *sh, struct r5j_state *s)
 	if (s->failed)
 		atomic64_inc(&conf->stats.degraded_reads);
 	if (test_bit(R5J_STRIPE_DIRTY, &sh->state) &&
-	    !bitmap_subset(want, s->readable, conf->raid_disks)) {
+	    !bitmap_subset(want, s->readable, sh->disks)) {
 		/*
 		 * Members hold the stripe before its dirty blocks, the cache
 		 * after: nothing can be computed from the mix.  Destage
@@ -1616,10 +1615,10 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 		return;
 	if (!test_and_set_bit(R5J_STRIPE_SYNC_STARTED, &sh->state)) {
 		/* check what the members hold, not what the cache holds */
-		for (i = 0; i < conf->raid_disks; i++)
+		for (i = 0; i < sh->disks; i++)
 			clear_bit(R5J_UPTODATE, &sh->dev[i].flags);
 	}
-	bitmap_fill(want, conf->raid_disks);
+	bitmap_fill(want, sh->disks);
 	if (!ensure_blocks(sh, s, want))
 		return;
 
@@ -1636,7 +1635,7 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 		 * and copy to replacements being filled the blocks their
 		 * members hold (the failed ones were written whole above)
 		 */
-		for_each_set_bit(i, s->replacing, conf->raid_disks)
+		for_each_set_bit(i, s->replacing, sh->disks)
 			if (test_bit(i, s->readable))
 				writes += submit_block(sh, i, REQ_OP_WRITE,
 						       R5J_IO_SYNC |
@@ -1646,7 +1645,7 @@ static void handle_sync(struct r5j_stripe *sh, struct r5j_state *s)
 		 * Resync, check, repair.  RAID6 with one block lost: it was
 		 * just rebuilt from one parity, so the other one is checked.
 		 */
-		int bad = r5j_check_parity(&conf->geom, &sh->map,
+		int bad = r5j_check_parity(sh->geom, &sh->map,
 					   stripe_blocks(sh), &conf->pw);
 
 		if (bad) {
@@ -1689,7 +1688,7 @@ static void finish_sync_io(struct r5j_stripe *sh)
 
 	/* a write error recorded as a bad block is no failed step */
 	rcu_read_lock();
-	for (i = 0; i < conf->raid_disks; i++)
+	for (i = 0; i < sh->disks; i++)
 		if (test_and_clear_bit(R5J_WRITE_ERROR, &sh->dev[i].flags) &&
 		    !r5j_rdev_usable(rcu_dereference(conf->disks[i].rdev)))
 			ok = false;

@@ -127,6 +127,7 @@ static void free_conf(struct r5j_conf *conf)
 	if (!conf)
 		return;
 	cancel_work_sync(&conf->retry_work);
+	r5j_reshape_free(conf);
 	r5j_cache_free(conf);
 	bioset_exit(&conf->bio_split);
 	bioset_exit(&conf->bio_clone);
@@ -158,12 +159,13 @@ static int refuse_unsupported(struct mddev *mddev)
 		return -EINVAL;
 	}
 
-	if (mddev->reshape_position != MaxSector ||
-	    mddev->new_level != mddev->level ||
+	/* a reshape position is for reshape_setup(); a change without one is not */
+	if (mddev->reshape_position == MaxSector &&
+	    (mddev->new_level != mddev->level ||
 	    mddev->new_layout != mddev->layout ||
 	    mddev->new_chunk_sectors != mddev->chunk_sectors ||
-	    mddev->delta_disks) {
-		pr_err("md/raid:%s: reshape in progress or pending: not supported by raid5j; use raid456 to finish it\n",
+	    mddev->delta_disks)) {
+		pr_err("md/raid:%s: reshape pending without a position: not supported by raid5j; use raid456 to finish it\n",
 		       mdname(mddev));
 		return -EINVAL;
 	}
@@ -183,6 +185,68 @@ static int refuse_unsupported(struct mddev *mddev)
 	return 0;
 }
 
+/*
+ * An array a reshape was interrupted on (by raid456 or mdadm): the
+ * geometries from the superblock fields md core loaded
+ * (Documentation/reshape.md, section 1), accepted exactly when raid456
+ * would resume it without userspace help (r5j_reshape_resume_ok()).
+ * raid5j then serves I/O through both geometries but does not continue
+ * the reshape: check_reshape() refuses, so md core starts nothing.
+ */
+static int reshape_setup(struct mddev *mddev, struct r5j_reshape *rs)
+{
+	struct md_rdev *rdev;
+	const char *why = NULL;
+	bool first = true;
+
+	memset(rs, 0, sizeof(*rs));
+	if (mddev->reshape_position == MaxSector)
+		return 0;
+	if (test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
+		pr_err("md/raid:%s: reshape in progress on an array with a journal: raid5j cannot resume it yet (neither can raid456)\n",
+		       mdname(mddev));
+		return -EINVAL;
+	}
+	rs->prev.level = mddev->level;
+	rs->prev.layout = mddev->layout;
+	rs->prev.raid_disks = mddev->raid_disks - mddev->delta_disks;
+	rs->prev.chunk_sectors = mddev->chunk_sectors;
+	rs->next.level = mddev->new_level;
+	rs->next.layout = mddev->new_layout;
+	rs->next.raid_disks = mddev->raid_disks;
+	rs->next.chunk_sectors = mddev->new_chunk_sectors;
+	rs->dev_sectors = mddev->dev_sectors;
+	rs->backwards = mddev->reshape_backwards;
+	/* the member with the least room, as raid456's min_offset_diff */
+	rdev_for_each(rdev, mddev) {
+		s64 diff = (s64)rdev->new_data_offset - (s64)rdev->data_offset;
+
+		if (rdev->raid_disk < 0 || test_bit(Journal, &rdev->flags))
+			continue;
+		if (first || (rs->backwards ? diff < rs->offset_diff :
+			      diff > rs->offset_diff))
+			rs->offset_diff = diff;
+		first = false;
+	}
+	if (rs->prev.raid_disks < 1 || rs->prev.raid_disks > R5J_MAX_DISKS)
+		why = "bad device count change";
+	else if (!is_power_of_2(rs->prev.chunk_sectors) ||
+		 !is_power_of_2(rs->next.chunk_sectors))
+		why = "chunk size must be a power of two";
+	else if (r5j_reshape_check(rs, &why))
+		;
+	else if (!r5j_reshape_resume_ok(rs, mddev->reshape_position,
+					mddev->ro))
+		why = "position too early for auto-recovery (as raid456)";
+	if (why) {
+		pr_err("md/raid:%s: reshape at %llu not resumable: %s\n",
+		       mdname(mddev),
+		       (unsigned long long)mddev->reshape_position, why);
+		return -EINVAL;
+	}
+	return 1;
+}
+
 static struct r5j_conf *setup_conf(struct mddev *mddev)
 {
 	struct r5j_conf *conf;
@@ -197,10 +261,25 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	if (!conf)
 		return ERR_PTR(-ENOMEM);
 	conf->mddev = mddev;
+	err = reshape_setup(mddev, &conf->rs);
+	if (err < 0) {
+		kfree(conf);
+		return ERR_PTR(err);
+	}
+	conf->reshaping = err;
+	err = -ENOMEM;
 	conf->geom.level = mddev->level;
 	conf->geom.layout = mddev->layout;
 	conf->geom.raid_disks = mddev->raid_disks;
 	conf->geom.chunk_sectors = mddev->chunk_sectors;
+	conf->raid_disks = mddev->raid_disks;
+	if (conf->reshaping) {
+		conf->geom = conf->rs.next;
+		conf->raid_disks = max(conf->rs.prev.raid_disks,
+				       conf->rs.next.raid_disks);
+		conf->reshape_progress = mddev->reshape_position;
+		conf->reshape_safe = mddev->reshape_position;
+	}
 	if (r5j_geom_check(&conf->geom, &why) ||
 	    !is_power_of_2(mddev->chunk_sectors)) {
 		pr_err("md/raid:%s: unsupported geometry (level %d, layout %d, %d devices, %dk chunk): %s\n",
@@ -210,9 +289,8 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 		kfree(conf);
 		return ERR_PTR(-EINVAL);
 	}
-	conf->raid_disks = mddev->raid_disks;
 	conf->max_degraded = r5j_geom_parity_disks(&conf->geom);
-	conf->data_disks = conf->raid_disks - conf->max_degraded;
+	conf->data_disks = r5j_geom_data_disks(&conf->geom);
 
 	spin_lock_init(&conf->lock);
 	INIT_LIST_HEAD(&conf->inactive);
@@ -225,13 +303,15 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	r5j_blist_init(&conf->held);
 	init_waitqueue_head(&conf->wait_for_stripe);
 	init_waitqueue_head(&conf->wait_quiesce);
+	init_waitqueue_head(&conf->wait_reshape);
 	atomic_set(&conf->aligned_reads, 0);
 	atomic64_set(&conf->bm_write_seq, 0);
 	INIT_WORK(&conf->retry_work, r5j_retry_reads_work);
 	conf->recovery_disabled = mddev->recovery_disabled - 1;
 
-	conf->disks = kcalloc(conf->raid_disks, sizeof(*conf->disks),
-			      GFP_KERNEL);
+	/* room for every member count a reshape may grow to */
+	conf->pool_disks = conf->raid_disks;
+	conf->disks = kcalloc(R5J_MAX_DISKS, sizeof(*conf->disks), GFP_KERNEL);
 	if (!conf->disks)
 		goto abort;
 	rdev_for_each(rdev, mddev) {
@@ -275,11 +355,11 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 		if (!conf->spare_page[i])
 			goto abort;
 	}
-	conf->blocks = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
-	conf->rmw_data = kcalloc(conf->raid_disks, sizeof(void *), GFP_KERNEL);
-	conf->pending = kcalloc(R5J_PENDING_QUEUES(conf), sizeof(*conf->pending),
+	conf->blocks = kcalloc(R5J_MAX_DISKS, sizeof(void *), GFP_KERNEL);
+	conf->rmw_data = kcalloc(R5J_MAX_DISKS, sizeof(void *), GFP_KERNEL);
+	conf->pending = kcalloc(4 * R5J_MAX_DISKS, sizeof(*conf->pending),
 				GFP_KERNEL);
-	conf->pw.slots = kcalloc(R5J_PARITY_SLOTS(conf->raid_disks),
+	conf->pw.slots = kcalloc(R5J_PARITY_SLOTS(R5J_MAX_DISKS),
 				 sizeof(void *), GFP_KERNEL);
 	conf->zero_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!conf->blocks || !conf->rmw_data || !conf->pending ||
@@ -327,12 +407,19 @@ abort:
 static sector_t r5j_size(struct mddev *mddev, sector_t sectors, int raid_disks)
 {
 	int parity = mddev->level == 6 ? 2 : 1;
+	bool reshaping = mddev->reshape_position != MaxSector;
 
 	if (!sectors)
 		sectors = mddev->dev_sectors;
+	/* mid-reshape: the smaller of the two geometries, as raid456 */
 	if (!raid_disks)
-		raid_disks = mddev->raid_disks;
+		raid_disks = reshaping ?
+			min(mddev->raid_disks,
+			    mddev->raid_disks - mddev->delta_disks) :
+			mddev->raid_disks;
 	sectors &= ~((sector_t)mddev->chunk_sectors - 1);
+	if (reshaping && mddev->new_chunk_sectors)
+		sectors &= ~((sector_t)mddev->new_chunk_sectors - 1);
 	return sectors * (raid_disks - parity);
 }
 
@@ -411,6 +498,15 @@ static int r5j_run(struct mddev *mddev)
 	pr_info("md/raid:%s: raid level %d active with %d out of %d devices, algorithm %d\n",
 		mdname(mddev), mddev->level, mddev->raid_disks - mddev->degraded,
 		mddev->raid_disks, mddev->layout);
+
+	if (conf->reshaping)
+		pr_info("md/raid:%s: reshape interrupted at %llu (%d to %d devices, layout %d to %d, %uk to %uk chunk): I/O through both geometries\n",
+			mdname(mddev),
+			(unsigned long long)conf->reshape_safe,
+			conf->rs.prev.raid_disks, conf->rs.next.raid_disks,
+			conf->rs.prev.layout, conf->rs.next.layout,
+			conf->rs.prev.chunk_sectors / 2,
+			conf->rs.next.chunk_sectors / 2);
 
 	r5j_sysfs_register(mddev);
 	md_set_array_sectors(mddev, r5j_size(mddev, 0, 0));
@@ -691,6 +787,8 @@ static int r5j_resize(struct mddev *mddev, sector_t sectors)
 	sector_t newsize;
 	int err = 0;
 
+	if (conf->reshaping)
+		return -EBUSY;
 	if (jdev && sectors == jdev->sectors && sectors < mddev->dev_sectors) {
 		pr_err("md/raid:%s: not shrinking to %llu sectors per member: that is the journal's size, which md core also offers for --size=max; members cannot grow past it while the journal is present\n",
 		       mdname(mddev), (unsigned long long)sectors);
@@ -737,30 +835,6 @@ out:
 	if (suspended)
 		r5j_resume(mddev);
 	return err;
-}
-
-/*
- * raid5j does not reshape.  These exist so that md core lets run() see an
- * interrupted reshape and refuse it with a message (md_run() silently
- * rejects a reshaping array when start_reshape is missing).
- */
-static int r5j_check_reshape(struct mddev *mddev)
-{
-	if (mddev->new_level == mddev->level &&
-	    mddev->new_layout == mddev->layout &&
-	    mddev->new_chunk_sectors == mddev->chunk_sectors &&
-	    !mddev->delta_disks)
-		return 0;
-	pr_err("md/raid:%s: reshape (level, layout, chunk or device count change) is not supported by raid5j; use raid456\n",
-	       mdname(mddev));
-	return -EINVAL;
-}
-
-static int r5j_start_reshape(struct mddev *mddev)
-{
-	pr_err("md/raid:%s: reshape is not supported by raid5j; use raid456\n",
-	       mdname(mddev));
-	return -EINVAL;
 }
 
 static bool quiesced(struct r5j_conf *conf)
@@ -841,6 +915,7 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 		.quiesce	= r5j_quiesce,			\
 		.check_reshape	= r5j_check_reshape,		\
 		.start_reshape	= r5j_start_reshape,		\
+		.finish_reshape	= r5j_finish_reshape,		\
 	}
 
 /* md core names personalities by level; mdadm reads the name from sysfs. */

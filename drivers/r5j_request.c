@@ -29,6 +29,7 @@ static u8 cover_mask(sector_t block, sector_t first, sector_t last)
  * taken one.  Returns the stripe, still referenced.
  */
 static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
+					const struct r5j_geom *g,
 					struct bio *bi, sector_t block,
 					bool is_write, struct r5j_stripe *sh)
 {
@@ -40,13 +41,13 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 	u64 bm_seq = 0;
 	int dd_idx;
 
-	dev_sector = r5j_map_array_sector(&conf->geom, block, &dd_idx, &map);
+	dev_sector = r5j_map_array_sector(g, block, &dd_idx, &map);
 	ref = mempool_alloc(&conf->bref_pool, GFP_NOIO);
 	ref->bio = bi;
 	bio_inc_remaining(bi);
 	if (!sh)
-		sh = r5j_get_stripe(conf, dev_sector, 0);
-	WARN_ON_ONCE(sh->sector != dev_sector);
+		sh = r5j_get_stripe_geom(conf, dev_sector, g == &conf->rs.prev, 0);
+	WARN_ON_ONCE(sh->sector != dev_sector || sh->geom != g);
 	if (is_write) {
 		md_write_inc(mddev, bi);
 		/*
@@ -79,24 +80,102 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
  * may see the row, so a bio that covers a whole row is a full-stripe write
  * (no pre-reads) although its blocks of one row are far apart in the bio.
  */
-static void stripe_request(struct r5j_conf *conf, struct bio *bi)
+void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
+		     struct bio *bi, u64 first, u64 last)
 {
 	bool is_write = op_is_write(bio_op(bi));
 	struct r5j_rows rows;
 	u64 dev_sector, block;
 
-	r5j_rows_init(&rows, &conf->geom, bi->bi_iter.bi_sector,
-		      bio_end_sector(bi));
+	if (first >= last)
+		return;
+	r5j_rows_init(&rows, g, first, last);
 	while (r5j_rows_next(&rows, &dev_sector)) {
 		struct r5j_stripe *sh = NULL;
 
 		while (r5j_rows_block(&rows, &block))
-			sh = add_bio_share(conf, bi, block, is_write, sh);
+			sh = add_bio_share(conf, g, bi, block, is_write, sh);
 		if (sh) {
 			set_bit(R5J_STRIPE_HANDLE, &sh->state);
 			r5j_release_stripe(sh);
 		}
 	}
+}
+
+/*
+ * A request must wait while a reshape step copies its range, and a write
+ * also while its range is reshaped but not yet checkpointed (R4: a crash
+ * would redo the copy from the previous geometry).  Forwards only.
+ */
+static bool reshape_blocks(struct r5j_conf *conf, u64 first, u64 last,
+			   bool is_write)
+{
+	if (first < conf->reshape_win_hi && last > conf->reshape_win_lo)
+		return true;
+	return is_write && conf->reshape_safe < conf->reshape_progress &&
+	       first < conf->reshape_progress && last > conf->reshape_safe;
+}
+
+/*
+ * Wait until the reshape lets @bi in, then count it as a user until its
+ * shares are attached (reshape_done()).  False if md core is suspending
+ * the array meanwhile: a superblock update the wait may depend on cannot
+ * happen before the suspend ends, so md core resubmits @bi after it (as
+ * md_write_start() does).
+ */
+static bool reshape_admit(struct mddev *mddev, struct r5j_conf *conf,
+			  struct bio *bi)
+{
+	u64 first = bi->bi_iter.bi_sector, last = bio_end_sector(bi);
+	bool is_write = op_is_write(bio_op(bi));
+
+	spin_lock_irq(&conf->lock);
+	while (reshape_blocks(conf, first, last, is_write)) {
+		if (READ_ONCE(mddev->suspended)) {
+			spin_unlock_irq(&conf->lock);
+			return false;
+		}
+		wait_event_lock_irq_timeout(conf->wait_reshape,
+					    !reshape_blocks(conf, first, last,
+							    is_write),
+					    conf->lock, HZ / 10);
+	}
+	conf->reshape_users++;
+	spin_unlock_irq(&conf->lock);
+	return true;
+}
+
+static void reshape_done(struct r5j_conf *conf)
+{
+	spin_lock_irq(&conf->lock);
+	if (!--conf->reshape_users)
+		wake_up(&conf->wait_reshape);
+	spin_unlock_irq(&conf->lock);
+}
+
+/*
+ * During a reshape each block maps through the geometry of its side of
+ * the position (Documentation/reshape.md, R4/R5).  A previous-geometry
+ * row that straddles the position is still intact on the members (R1),
+ * and its blocks on the done side, stale there, only feed parity.
+ */
+static void stripe_request(struct r5j_conf *conf, struct bio *bi)
+{
+	u64 first = bi->bi_iter.bi_sector, last = bio_end_sector(bi);
+	const struct r5j_geom *lo = &conf->geom, *hi = &conf->rs.prev;
+	u64 pos;
+
+	if (!READ_ONCE(conf->reshaping)) {
+		r5j_stripe_rows(conf, &conf->geom, bi, first, last);
+		return;
+	}
+	spin_lock_irq(&conf->lock);
+	pos = conf->reshape_progress;
+	spin_unlock_irq(&conf->lock);
+	if (conf->rs.backwards)
+		swap(lo, hi);
+	r5j_stripe_rows(conf, lo, bi, first, min(last, pos));
+	r5j_stripe_rows(conf, hi, bi, max(first, pos), last);
 }
 
 static void aligned_read_end_io(struct bio *clone)
@@ -247,6 +326,7 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 {
 	struct r5j_conf *conf = mddev->private;
 	bool is_write = op_is_write(bio_op(bi));
+	bool admitted = false;
 
 	if (unlikely(bi->bi_opf & REQ_PREFLUSH)) {
 		if (conf->log && !r5j_journal_failed(conf->log)) {
@@ -285,13 +365,23 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 		return true;
 	}
 
+	if (READ_ONCE(conf->reshaping)) {
+		if (!reshape_admit(mddev, conf, bi)) {
+			if (is_write)
+				md_write_end(mddev);
+			return false;
+		}
+		admitted = true;
+	}
+
 	/*
 	 * Also when degraded: read_one_chunk() checks the one member it
 	 * reads, and writes complete only after their member writes, so a
 	 * live member's block is current.  raid456 sends every degraded read
 	 * through its stripe cache.
 	 */
-	if (!is_write) {
+	/* during a reshape: reads go through the stripes of their side */
+	if (!is_write && !admitted && !READ_ONCE(conf->reshaping)) {
 		bi = chunk_aligned_read(mddev, conf, bi);
 		if (!bi)
 			return true;
@@ -299,6 +389,8 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 
 	md_account_bio(mddev, &bi);
 	stripe_request(conf, bi);
+	if (admitted)
+		reshape_done(conf);
 	if (is_write)
 		md_write_end(mddev);
 	bio_endio(bi);	/* drop the submitter's reference: shares hold theirs */
@@ -319,6 +411,13 @@ sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 	bool still_degraded = false;
 	int i;
 
+	if (test_bit(MD_RECOVERY_RESHAPE, &mddev->recovery))
+		return r5j_reshape_sync(mddev, sector_nr, skipped);
+	if (conf->reshaping) {
+		/* not reached: md core runs nothing else during a reshape */
+		*skipped = 1;
+		return max_sector > sector_nr ? max_sector - sector_nr : 0;
+	}
 	if (sector_nr >= max_sector) {
 		/* finished or aborted: close the bitmap's sync window */
 		if (mddev->curr_resync < max_sector)

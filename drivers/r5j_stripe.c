@@ -32,15 +32,15 @@ static struct r5j_stripe *alloc_stripe(struct r5j_conf *conf, gfp_t gfp)
 	struct r5j_stripe *sh;
 	int i;
 
-	sh = kzalloc(struct_size(sh, dev, conf->raid_disks), gfp);
+	sh = kzalloc(struct_size(sh, dev, conf->pool_disks), gfp);
 	if (!sh)
 		return NULL;
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < conf->pool_disks; i++) {
 		sh->dev[i].page = alloc_page(gfp);
 		sh->dev[i].io = kzalloc(sizeof(*sh->dev[i].io), gfp);
 		sh->dev[i].rio = kzalloc(sizeof(*sh->dev[i].rio), gfp);
 		if (!sh->dev[i].page || !sh->dev[i].io || !sh->dev[i].rio) {
-			free_stripe(sh, conf->raid_disks);
+			free_stripe(sh, conf->pool_disks);
 			return NULL;
 		}
 		sh->dev[i].io->sh = sh;
@@ -64,25 +64,29 @@ static struct r5j_stripe *alloc_stripe(struct r5j_conf *conf, gfp_t gfp)
 
 /* Point an idle stripe at a new sector; its pages no longer mean anything. */
 static void init_stripe(struct r5j_conf *conf, struct r5j_stripe *sh,
-			sector_t sector)
+			sector_t sector, bool prev)
 {
 	int i;
 
 	sh->sector = sector;
+	sh->prev = prev;
+	sh->geom = prev ? &conf->rs.prev : &conf->geom;
+	sh->disks = sh->geom->raid_disks;
+	sh->new_offset = conf->reshaping && !prev;
 	sh->state = 0;
 	sh->bm_seq = 0;
 	sh->failed_io = 0;
 	sh->write_stage = R5J_W_IDLE;
 	sh->unit = NULL;
 	sh->dirty_unit = NULL;
-	r5j_stripe_parity(&conf->geom, sector, &sh->map);
-	for (i = 0; i < conf->raid_disks; i++) {
+	r5j_stripe_parity(sh->geom, sector, &sh->map);
+	for (i = 0; i < conf->pool_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
 		dev->flags = 0;
 		dev->towrite_mask = 0;
-		dev->array_sector = r5j_is_parity(sh, i) ? 0 :
-			r5j_array_sector_of(&conf->geom, sector, i);
+		dev->array_sector = i >= sh->disks || r5j_is_parity(sh, i) ?
+			0 : r5j_array_sector_of(sh->geom, sector, i);
 	}
 }
 
@@ -121,7 +125,7 @@ static bool shrink_to(struct r5j_conf *conf, int size)
 		hlist_del_init(&sh->hash);
 		conf->nr_stripes--;
 		spin_unlock_irq(&conf->lock);
-		free_stripe(sh, conf->raid_disks);
+		free_stripe(sh, conf->pool_disks);
 	}
 }
 
@@ -178,14 +182,50 @@ void r5j_cache_free(struct r5j_conf *conf)
 	conf->hash = NULL;
 }
 
-static struct r5j_stripe *lookup(struct r5j_conf *conf, sector_t sector)
+static struct r5j_stripe *lookup(struct r5j_conf *conf, sector_t sector,
+				 bool prev)
 {
 	struct r5j_stripe *sh;
 
 	hlist_for_each_entry(sh, stripe_hash(conf, sector), hash)
-		if (sh->sector == sector)
+		if (sh->sector == sector && sh->prev == prev)
 			return sh;
 	return NULL;
+}
+
+/*
+ * Reshape: is a stripe of rows [lo, hi) of one geometry in use (or
+ * waiting for the daemon)?  Idle ones may keep their pages.
+ */
+bool r5j_stripes_busy(struct r5j_conf *conf, sector_t lo, sector_t hi,
+		      bool prev)
+{
+	struct r5j_stripe *sh;
+	bool busy = false;
+	sector_t s;
+
+	spin_lock_irq(&conf->lock);
+	for (s = lo; s < hi && !busy; s += R5J_STRIPE_SECTORS) {
+		sh = lookup(conf, s, prev);
+		busy = sh && (atomic_read(&sh->count) ||
+			      test_bit(R5J_STRIPE_ON_LIST, &sh->state));
+	}
+	spin_unlock_irq(&conf->lock);
+	return busy;
+}
+
+/*
+ * Reallocate every stripe with @disks pages (a reshape adding members).
+ * The array is quiesced: every stripe is idle (no journal: none dirty).
+ */
+int r5j_cache_repool(struct r5j_conf *conf, int disks)
+{
+	if (disks <= conf->pool_disks)
+		return 0;
+	if (!shrink_to(conf, 0))
+		return -EBUSY;
+	conf->pool_disks = disks;
+	return r5j_cache_resize(conf, conf->max_nr_stripes);
 }
 
 /*
@@ -197,6 +237,13 @@ static struct r5j_stripe *lookup(struct r5j_conf *conf, sector_t sector)
 struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 				  int flags)
 {
+	return r5j_get_stripe_geom(conf, sector, false, flags);
+}
+
+/* The same for the stripe at @sector of the previous geometry (@prev). */
+struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
+				       bool prev, int flags)
+{
 	struct r5j_stripe *sh;
 
 	spin_lock_irq(&conf->lock);
@@ -204,7 +251,7 @@ struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 		if (!(flags & R5J_GET_NOQUIESCE))
 			wait_event_lock_irq(conf->wait_quiesce, !conf->quiesce,
 					    conf->lock);
-		sh = lookup(conf, sector);
+		sh = lookup(conf, sector, prev);
 		if (sh) {
 			if (atomic_inc_return(&sh->count) == 1) {
 				list_del_init(&sh->lru);
@@ -218,7 +265,7 @@ struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 					     lru);
 			list_del_init(&sh->lru);
 			hlist_del_init(&sh->hash);
-			init_stripe(conf, sh, sector);
+			init_stripe(conf, sh, sector, prev);
 			hlist_add_head(&sh->hash, stripe_hash(conf, sector));
 			atomic_set(&sh->count, 1);
 			conf->active_stripes++;
@@ -308,7 +355,7 @@ bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector)
 	bool dirty;
 
 	spin_lock_irq(&conf->lock);
-	sh = lookup(conf, sector);
+	sh = lookup(conf, sector, false);
 	dirty = sh && test_bit(R5J_STRIPE_DIRTY, &sh->state);
 	spin_unlock_irq(&conf->lock);
 	return dirty;

@@ -11,7 +11,8 @@
 # init adds "BOOT <n>" first and "DONE <rc>" last.
 #
 # Variables set by init/host: R5J_TEST (test name), R5J_BOOT (boot number),
-# PERSONALITY (raid5j or raid456), R5J_RESULT_PORT, R5J_KO (module path).
+# PERSONALITY (raid5j or raid456), R5J_RESULT_PORT, R5J_KO (module path),
+# R5J_MODPARAMS (raid5j.ko parameters, from the host's environment).
 
 R5J_TEST=${R5J_TEST:-unknown}
 PERSONALITY=${PERSONALITY:-raid5j}
@@ -162,7 +163,8 @@ load_personality() {
 		mkdir -p /etc/modprobe.d
 		echo "install raid456 /bin/false" > /etc/modprobe.d/no-raid456.conf
 		[ -f "$R5J_KO" ] || fail "no raid5j.ko in the VM (make module)"
-		insmod "$R5J_KO" || fail "insmod raid5j.ko failed"
+		# shellcheck disable=SC2086 # parameters are words
+		insmod "$R5J_KO" ${R5J_MODPARAMS:-} || fail "insmod raid5j.ko ${R5J_MODPARAMS:-} failed"
 		grep -qw '^raid5j' /proc/modules || fail "raid5j not in /proc/modules"
 		;;
 	raid456)

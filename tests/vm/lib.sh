@@ -339,6 +339,7 @@ vm_boot() {
 		printf 'export PERSONALITY=%q\n' "$PERSONALITY"
 		printf 'export R5J_NDISKS=%q\n' "${#disks[@]}"
 		printf 'export R5J_KO=/test/raid5j.ko\n'
+		printf 'export R5J_MODPARAMS=%q\n' "${R5J_MODPARAMS:-}"
 		for d in "${envs[@]}"; do
 			printf 'export %s=%q\n' "${d%%=*}" "${d#*=}"
 		done

@@ -24,13 +24,16 @@
 #	        reshape resumes and ends, md0 md1 md2 data verify, check 0.
 #
 # Asserts (boot 2, raid5j):
-#  - assembling md0 (reshape in progress) fails, with a kernel line
-#    "md/raid:md0: ... reshape ...";
+#  - md0 (reshape in progress) assembles with the reshape held (kernel
+#    line "md/raid:md0: reshape interrupted at", no reshape line in
+#    /proc/mdstat) and its data verifies (raid5j serves an interrupted
+#    reshape since issue 18's first step; t-reshape-serve tests it fully);
 #  - assembling md1 (layout 7) fails, with "md/raid:md1: ... layout ...";
 #  - md2 (RAID6) fails with a line naming RAID6; if raid5j runs RAID6,
 #    that part is skipped ("SKIP" line) and md2's data is verified instead;
-#  - the images of every refused array are bit-identical before and after
-#    boot 2 (host sha256), superblocks included;
+#  - the images of every refused array (md1, and md2 if refused) are
+#    bit-identical before and after boot 2 (host sha256), superblocks
+#    included;
 #  - "rmmod raid5j" fails while md3 runs ("in use"), succeeds once it is
 #    stopped; "insmod raid5j.ko" with raid456 loaded fails, with the
 #    module's "raid456 is loaded" line;
@@ -212,8 +215,19 @@ if [ "$PERSONALITY" = raid456 ]; then
 	pass "t-refusals/reshape-resumed-by-raid456"
 	PAT_LAYOUT='md/raid:md1: .*(unsupported parity algorithm|layout)'
 else
-	refused /dev/md0 reshape 'md/raid:md0: .*reshape' \
-		--backup-file=/run/md0-grow.bak --invalid-backup $R
+	# raid5j runs it with the reshape held (reshape.md, build step 1)
+	newlog > /dev/null
+	run mdadm --assemble /dev/md0 --backup-file=/run/md0-grow.bak --invalid-backup $R
+	lines=$(newlog)
+	printf '%s\n' "$lines"
+	check raid5 /dev/md0
+	printf '%s\n' "$lines" | grep -E 'md/raid:md0: reshape interrupted at' ||
+		soft_fail "reshape: no 'md/raid:md0: reshape interrupted at' kernel line"
+	fio_verify r /dev/md0 --rw=write --bs=64k --iodepth=8 --size=64m --verify_only
+	grep -A3 '^md0 ' /proc/mdstat | grep -q 'reshape =' &&
+		soft_fail "reshape: raid5j shows a running reshape: $(tr '\n' ' ' < /proc/mdstat)"
+	run mdadm --stop /dev/md0
+	pass "t-refusals/reshape-held-by-raid5j"
 	PAT_LAYOUT='md/raid:md1: .*layout'
 fi
 
@@ -250,7 +264,6 @@ B2_OK=$?
 R6_STATE=$(vm_val raid6)
 sums $R_DISKS $U_DISKS $S_DISKS > "$BUILD/vm-logs/$VM_TEST.sums-after"
 same=$U_DISKS
-[ "$PERSONALITY" = raid5j ] && same="$same $R_DISKS"
 [ "$R6_STATE" = refused ] && same="$same $S_DISKS"
 for d in $same; do
 	grep -qx "$(grep "^$d " "$BUILD/vm-logs/$VM_TEST.sums-before")" \

@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid5j reshape engine (Documentation/reshape.md, sections 3 and 5):
+ * check_reshape, start_reshape, the reshape branch of sync_request and
+ * finish_reshape.  So far: adding members, forwards, no journal, behind
+ * the module parameter reshape_experimental; everything else is refused
+ * (an interrupted reshape of another kind runs held, section 5.1).
+ *
+ * One step per sync_request() call, synchronously in md's sync thread:
+ * close the step's array range to requests, read it through
+ * previous-geometry stripes (rebuilt if degraded), write it through
+ * next-geometry stripes (whole rows: full-stripe writes at
+ * new_data_offset), move reshape_progress, open the range.  Every step
+ * before reshape_progress is on the members whenever no step runs, so a
+ * checkpoint may write reshape_progress at any time between steps (R2).
+ */
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/completion.h>
+#include "r5j.h"
+
+bool r5j_reshape_experimental;
+module_param_named(reshape_experimental, r5j_reshape_experimental, bool,
+		   0644);
+MODULE_PARM_DESC(reshape_experimental,
+		 "let raid5j start and continue reshapes that add members (experimental)");
+
+/* Largest step buffer: one bio_kmalloc() bio (UIO_MAXIOV pages). */
+#define R5J_RESHAPE_MAX_PAGES	1024
+
+/* A reshape the engine can run: forwards, adding members, no journal. */
+static bool can_run(struct r5j_conf *conf, const struct r5j_reshape *rs)
+{
+	u64 step = (u64)r5j_reshape_unit(rs) * r5j_geom_data_disks(&rs->next);
+
+	return r5j_reshape_experimental && !conf->log && !rs->backwards &&
+	       rs->next.raid_disks > rs->prev.raid_disks &&
+	       rs->next.layout == rs->prev.layout &&
+	       rs->next.chunk_sectors == rs->prev.chunk_sectors &&
+	       step / R5J_STRIPE_SECTORS <= R5J_RESHAPE_MAX_PAGES;
+}
+
+/* md core: a change written to sysfs, or before continuing a reshape. */
+int r5j_check_reshape(struct mddev *mddev)
+{
+	struct r5j_conf *conf = mddev->private;
+	struct r5j_reshape rs = { };
+	const char *why = NULL;
+	int err;
+
+	if (conf->reshaping) {
+		if (can_run(conf, &conf->rs))
+			return 0;
+		if (!conf->reshape_warned)	/* reconfig_mutex held */
+			pr_warn("md/raid:%s: reshape interrupted at %llu: raid5j serves I/O but does not continue it; stop the array and assemble it under raid456 to finish\n",
+				mdname(mddev),
+				(unsigned long long)conf->reshape_safe);
+		conf->reshape_warned = true;
+		return -EINVAL;
+	}
+	if (mddev->new_level == mddev->level &&
+	    mddev->new_layout == mddev->layout &&
+	    mddev->new_chunk_sectors == mddev->chunk_sectors &&
+	    !mddev->delta_disks)
+		return 0;
+	rs.prev = conf->geom;
+	rs.next = conf->geom;
+	rs.next.level = mddev->new_level;
+	rs.next.layout = mddev->new_layout;
+	rs.next.chunk_sectors = mddev->new_chunk_sectors;
+	rs.next.raid_disks = mddev->raid_disks + mddev->delta_disks;
+	rs.dev_sectors = mddev->dev_sectors;
+	if (!can_run(conf, &rs) || r5j_reshape_check(&rs, &why)) {
+		pr_err("md/raid:%s: reshape (level, layout, chunk or device count change) is not supported by raid5j%s%s; use raid456\n",
+		       mdname(mddev), why ? ": " : "", why ? why : "");
+		return -EINVAL;
+	}
+	if (r5j_has_failed(conf))
+		return -EINVAL;
+	/* stripes with a page for every member of the grown array */
+	if (conf->pool_disks >= rs.next.raid_disks)
+		return 0;
+	err = r5j_suspend(mddev);
+	if (err)
+		return err;
+	err = r5j_cache_repool(conf, rs.next.raid_disks);
+	r5j_resume(mddev);
+	return err;
+}
+
+/* md core (sync_action=reshape), reconfig_mutex held. */
+int r5j_start_reshape(struct mddev *mddev)
+{
+	struct r5j_conf *conf = mddev->private;
+	struct r5j_reshape rs = { };
+	struct md_rdev *rdev;
+	const char *why = NULL;
+	int spares = 0, i, err;
+	bool fullsync = conf->fullsync;
+
+	rs.prev = conf->geom;
+	rs.next = conf->geom;
+	rs.next.raid_disks = mddev->raid_disks + mddev->delta_disks;
+	rs.next.layout = mddev->new_layout;
+	rs.next.chunk_sectors = mddev->new_chunk_sectors;
+	rs.next.level = mddev->new_level;
+	rs.dev_sectors = mddev->dev_sectors;
+	rdev_for_each(rdev, mddev)
+		if (rdev->raid_disk < 0 && !test_bit(Faulty, &rdev->flags) &&
+		    !test_bit(Journal, &rdev->flags))
+			spares++;
+	for (i = 0; i < conf->raid_disks; i++)
+		if (r5j_repl_locked(conf, i))
+			why = "a replacement is running";
+	if (conf->reshaping || !can_run(conf, &rs))
+		why = why ?: "only adding members, with reshape_experimental";
+	else if (r5j_reshape_check(&rs, &why))
+		;
+	else if (spares < mddev->delta_disks)
+		why = "not enough spares";
+	else if (r5j_resync_offset(mddev) != MaxSector)
+		why = "resync not complete";
+	else if (r5j_has_failed(conf))
+		why = "array failed";
+	else if (conf->pool_disks < rs.next.raid_disks)
+		why = "stripe cache not resized (check_reshape)";
+	else if (r5j_reshape_end(&rs) < mddev->array_sectors)
+		why = "the reshaped array would be smaller";
+	if (why) {
+		pr_err("md/raid:%s: reshape not started: %s\n", mdname(mddev),
+		       why);
+		return -EINVAL;
+	}
+
+	err = r5j_suspend(mddev);
+	if (err)
+		return err;
+	spin_lock_irq(&conf->lock);
+	conf->rs = rs;
+	conf->geom = rs.next;
+	conf->raid_disks = rs.next.raid_disks;
+	conf->data_disks = r5j_geom_data_disks(&rs.next);
+	conf->reshape_progress = 0;
+	conf->reshape_safe = 0;
+	conf->reshape_win_lo = 0;
+	conf->reshape_win_hi = 0;
+	conf->reshape_warned = false;
+	conf->reshape_checkpoint = jiffies;
+	conf->reshaping = true;
+	spin_unlock_irq(&conf->lock);
+	r5j_resume(mddev);
+
+	/* members beyond the old count are written by the reshape: in sync */
+	rdev_for_each(rdev, mddev) {
+		if (rdev->raid_disk >= 0 || test_bit(Faulty, &rdev->flags) ||
+		    test_bit(Journal, &rdev->flags))
+			continue;
+		if (mddev->pers->hot_add_disk(mddev, rdev))
+			continue;
+		if (rdev->raid_disk >= rs.prev.raid_disks)
+			set_bit(In_sync, &rdev->flags);
+		else
+			rdev->recovery_offset = 0;
+		sysfs_link_rdev(mddev, rdev);
+	}
+	conf->fullsync = fullsync;
+	/* the member with the least room, as in reshape_setup() */
+	rdev_for_each(rdev, mddev) {
+		s64 diff = (s64)rdev->new_data_offset - (s64)rdev->data_offset;
+
+		if (rdev->raid_disk >= 0 && !test_bit(Journal, &rdev->flags) &&
+		    diff > conf->rs.offset_diff)
+			conf->rs.offset_diff = diff;
+	}
+	spin_lock_irq(&conf->lock);
+	mddev->degraded = r5j_calc_degraded(conf);
+	spin_unlock_irq(&conf->lock);
+	mddev->raid_disks = conf->raid_disks;
+	mddev->reshape_position = 0;
+	set_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags);
+	pr_info("md/raid:%s: reshape started: %d to %d devices\n",
+		mdname(mddev), rs.prev.raid_disks, rs.next.raid_disks);
+	return 0;
+}
+
+/*
+ * R2: write reshape_progress as the position (every step before it is on
+ * the members: steps are synchronous) and wait for md core's superblock
+ * update; then requests waiting for it (R4) go on.
+ */
+static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
+		      sector_t done)
+{
+	if (conf->reshape_safe == conf->reshape_progress)
+		return 0;
+	mddev->reshape_position = conf->reshape_progress;
+	mddev->curr_resync_completed = done;
+	conf->reshape_checkpoint = jiffies;
+	set_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags);
+	md_wakeup_thread(mddev->thread);
+	wait_event(mddev->sb_wait, mddev->sb_flags == 0 ||
+		   test_bit(MD_RECOVERY_INTR, &mddev->recovery));
+	if (test_bit(MD_RECOVERY_INTR, &mddev->recovery) && mddev->sb_flags)
+		return -EINTR;
+	spin_lock_irq(&conf->lock);
+	conf->reshape_safe = mddev->reshape_position;
+	spin_unlock_irq(&conf->lock);
+	wake_up(&conf->wait_reshape);
+	sysfs_notify_dirent_safe(mddev->sysfs_completed);
+	return 0;
+}
+
+/*
+ * The sync thread stops (array stopped, member failed, frozen): a stop
+ * holds reconfig_mutex until this thread ends, so the superblock cannot
+ * be waited for here.  Every step is complete: record the progress as
+ * the position and let requests waiting for a checkpoint go; md core
+ * writes the superblock before the array stops, and CHANGE_PENDING holds
+ * back every write completion until it has (r5j_return_held_bios()).
+ */
+static void interrupted(struct mddev *mddev, struct r5j_conf *conf)
+{
+	if (conf->reshape_safe == conf->reshape_progress)
+		return;
+	mddev->reshape_position = conf->reshape_progress;
+	set_mask_bits(&mddev->sb_flags, 0,
+		      BIT(MD_SB_CHANGE_PENDING) | BIT(MD_SB_CHANGE_DEVS));
+	spin_lock_irq(&conf->lock);
+	conf->reshape_safe = conf->reshape_progress;
+	spin_unlock_irq(&conf->lock);
+	wake_up(&conf->wait_reshape);
+	md_wakeup_thread(mddev->thread);
+}
+
+static void step_end_io(struct bio *bio)
+{
+	complete(bio->bi_private);
+}
+
+/* Read or write array sectors [lo, hi) of @g into or from the step pages. */
+static int step_io(struct mddev *mddev, struct r5j_conf *conf,
+		   const struct r5j_geom *g, u64 lo, u64 hi, blk_opf_t op)
+{
+	int n = (hi - lo) / R5J_STRIPE_SECTORS, i, err;
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct bio *bio;
+
+	if (!n)
+		return 0;
+	bio = bio_kmalloc(n, GFP_NOIO);
+	if (!bio)
+		return -ENOMEM;
+	bio_init(bio, NULL, bio->bi_inline_vecs, n, op);
+	for (i = 0; i < n; i++)
+		__bio_add_page(bio, conf->reshape_pages[i], PAGE_SIZE, 0);
+	bio->bi_iter.bi_sector = lo;
+	bio->bi_private = &done;
+	bio->bi_end_io = step_end_io;
+	if (op_is_write(op)) {
+		while (!r5j_write_start(mddev, bio))
+			schedule_timeout_uninterruptible(HZ / 10);
+	}
+	r5j_stripe_rows(conf, g, bio, lo, hi);
+	if (op_is_write(op))
+		md_write_end(mddev);
+	bio_endio(bio);		/* the submitter's reference */
+	wait_for_completion_io(&done);
+	err = blk_status_to_errno(bio->bi_status);
+	bio_uninit(bio);
+	kfree(bio);
+	return err;
+}
+
+static int alloc_pages_for_step(struct r5j_conf *conf, int n)
+{
+	int i;
+
+	if (conf->reshape_pages)
+		return 0;
+	conf->reshape_pages = kcalloc(n, sizeof(struct page *), GFP_NOIO);
+	if (!conf->reshape_pages)
+		return -ENOMEM;
+	conf->reshape_nr_pages = n;
+	for (i = 0; i < n; i++) {
+		conf->reshape_pages[i] = alloc_page(GFP_NOIO);
+		if (!conf->reshape_pages[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+void r5j_reshape_free(struct r5j_conf *conf)
+{
+	int i;
+
+	for (i = 0; conf->reshape_pages && i < conf->reshape_nr_pages; i++)
+		if (conf->reshape_pages[i])
+			put_page(conf->reshape_pages[i]);
+	kfree(conf->reshape_pages);
+	conf->reshape_pages = NULL;
+	conf->reshape_nr_pages = 0;
+}
+
+/* One step: [st->array_lo, st->array_hi) moves to the next geometry. */
+static int do_step(struct mddev *mddev, struct r5j_conf *conf,
+		   const struct r5j_reshape_step *st)
+{
+	struct r5j_reshape *rs = &conf->rs;
+	u64 prev_end = r5j_array_size(&rs->prev, rs->dev_sectors);
+	u64 read_hi = min(st->array_hi, prev_end);
+	int n = (st->array_hi - st->array_lo) / R5J_STRIPE_SECTORS;
+	int i, err;
+
+	err = alloc_pages_for_step(conf, n);
+	if (err)
+		return err;
+	/* close the range; wait for requests already past the check */
+	spin_lock_irq(&conf->lock);
+	conf->reshape_win_lo = st->array_lo;
+	conf->reshape_win_hi = st->array_hi;
+	wait_event_lock_irq(conf->wait_reshape, !conf->reshape_users,
+			    conf->lock);
+	spin_unlock_irq(&conf->lock);
+	/* and for their stripes, so no write is copied half done */
+	while (r5j_stripes_busy(conf, st->src_lo, st->src_hi, true))
+		schedule_timeout_uninterruptible(1);
+
+	for (i = 0; i < n; i++)
+		if (st->array_lo + (u64)i * R5J_STRIPE_SECTORS >= read_hi)
+			clear_highpage(conf->reshape_pages[i]);
+	err = step_io(mddev, conf, &rs->prev, st->array_lo,
+		      max(read_hi, st->array_lo), REQ_OP_READ);
+	if (!err)
+		err = step_io(mddev, conf, &conf->geom, st->array_lo,
+			      st->array_hi, REQ_OP_WRITE);
+
+	spin_lock_irq(&conf->lock);
+	if (!err)
+		conf->reshape_progress = st->pos_after;
+	conf->reshape_win_lo = 0;
+	conf->reshape_win_hi = 0;
+	spin_unlock_irq(&conf->lock);
+	wake_up(&conf->wait_reshape);
+	return err;
+}
+
+/* The reshape is complete: the next geometry is the array's. */
+static void end_reshape(struct mddev *mddev, struct r5j_conf *conf)
+{
+	struct md_rdev *rdev;
+
+	/* no request may compute a member address while the offsets move */
+	mddev->pers->quiesce(mddev, 1);
+	spin_lock_irq(&conf->lock);
+	md_finish_reshape(mddev);
+	conf->reshaping = false;
+	conf->reshape_progress = MaxSector;
+	conf->reshape_safe = MaxSector;
+	mddev->reshape_position = MaxSector;
+	rdev_for_each(rdev, mddev)
+		if (rdev->raid_disk >= 0 && !test_bit(Journal, &rdev->flags) &&
+		    !test_bit(In_sync, &rdev->flags))
+			rdev->recovery_offset = MaxSector;
+	spin_unlock_irq(&conf->lock);
+	mddev->pers->quiesce(mddev, 0);
+	wake_up(&conf->wait_reshape);
+	pr_info("md/raid:%s: reshape done: %d devices\n", mdname(mddev),
+		conf->raid_disks);
+}
+
+/*
+ * md_do_sync() with MD_RECOVERY_RESHAPE: @sector_nr counts next-geometry
+ * dev sectors from 0; each call does one step and returns its unit.
+ */
+sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
+			  int *skipped)
+{
+	struct r5j_conf *conf = mddev->private;
+	struct r5j_reshape *rs = &conf->rs;
+	struct r5j_reshape_step st;
+	u32 u = r5j_reshape_unit(rs);
+	int nd = r5j_geom_data_disks(&rs->next);
+	enum r5j_reshape_need need;
+
+	if (!conf->reshaping || !can_run(conf, rs)) {
+		*skipped = 1;
+		return sector_nr < mddev->resync_max_sectors ?
+		       mddev->resync_max_sectors - sector_nr : 0;
+	}
+	if (sector_nr >= mddev->resync_max_sectors ||
+	    r5j_reshape_finished(rs, conf->reshape_progress)) {
+		if (!test_bit(MD_RECOVERY_INTR, &mddev->recovery) &&
+		    r5j_reshape_finished(rs, conf->reshape_progress) &&
+		    !checkpoint(mddev, conf, sector_nr))
+			end_reshape(mddev, conf);
+		else
+			interrupted(mddev, conf);
+		r5j_reshape_free(conf);
+		if (sector_nr < mddev->resync_max_sectors) {
+			*skipped = 1;
+			return mddev->resync_max_sectors - sector_nr;
+		}
+		return 0;
+	}
+	/* after an assembly md core starts at 0: skip what is done */
+	if (sector_nr == 0 && conf->reshape_progress) {
+		*skipped = 1;
+		return div_u64(conf->reshape_progress, nd);
+	}
+	if (r5j_reshape_step(rs, conf->reshape_progress, &st))
+		return 0;
+	need = r5j_reshape_need(rs, &st, conf->reshape_safe);
+	if (need != R5J_RESHAPE_GO ||
+	    time_after(jiffies, conf->reshape_checkpoint + 10 * HZ)) {
+		if (checkpoint(mddev, conf, sector_nr)) {
+			interrupted(mddev, conf);
+			return 0;
+		}
+	}
+	/* BACKUP: mdadm's backup covers the step, sync_max holds us (R3) */
+	if (do_step(mddev, conf, &st)) {
+		pr_err("md/raid:%s: reshape step at %llu failed: interrupted\n",
+		       mdname(mddev), (unsigned long long)st.pos);
+		set_bit(MD_RECOVERY_INTR, &mddev->recovery);
+		interrupted(mddev, conf);
+		return 0;
+	}
+	/* mdadm waits for the position to reach sync_max */
+	if (sector_nr + u >= mddev->resync_max ||
+	    r5j_reshape_finished(rs, conf->reshape_progress))
+		checkpoint(mddev, conf, sector_nr + u);
+	/*
+	 * md core counts the returned sectors as in flight until
+	 * md_done_sync(); the step is complete already (the count dips
+	 * below zero until md_do_sync() adds them, harmless).
+	 */
+	md_done_sync(mddev, u, 1);
+	return u;
+}
+
+/* md core, after the sync thread ended (reconfig_mutex held). */
+void r5j_finish_reshape(struct mddev *mddev)
+{
+	struct r5j_conf *conf = mddev->private;
+
+	if (test_bit(MD_RECOVERY_INTR, &mddev->recovery) || conf->reshaping)
+		return;
+	mddev->layout = conf->geom.layout;
+	mddev->chunk_sectors = conf->geom.chunk_sectors;
+	mddev->reshape_position = MaxSector;
+	mddev->delta_disks = 0;
+	mddev->reshape_backwards = 0;
+}
