@@ -539,6 +539,28 @@ wait_reshape_line() {
 	echo "$line"
 }
 
+# wait_reshape_held DEV HOLD: wait (120 s at most) until DEV's reshape sits
+# still at sync_max HOLD (sync_completed unchanged for 2 s, past half of
+# HOLD: raid456 checkpoints a step or a few below it); sets c to where it
+# stopped.
+wait_reshape_held() {
+	local t=0 still=0 prev=
+	while :; do
+		c=$(md_sysfs "$1" sync_completed)
+		c=${c%% *}
+		if [ "$c" = "$prev" ] && [ "${c:-0}" -ge $(($2 / 2)) ] 2>/dev/null; then
+			still=$((still + 1))
+			[ $still -ge 4 ] && return 0
+		else
+			still=0
+		fi
+		prev=$c
+		[ $t -ge 240 ] && fail "$1: reshape not held at sync_max $2: sync_completed '$c'"
+		sleep 0.5
+		t=$((t + 1))
+	done
+}
+
 # wait_grow_children: mdadm --grow with a backup file leaves a background
 # child that moves the backup window; wait (120 s at most) until none is
 # left, so the array is stopped only after mdadm has finished with it.

@@ -77,23 +77,7 @@ if ! mdadm --grow $D --raid-devices=4 > /tmp/grow.out 2>&1; then
 	fail "md0: mdadm --grow failed under $PERSONALITY: $(tail -n 2 /tmp/grow.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 3 | tr '\n' ' ')"
 fi
 say "md0: $(wait_reshape_line $D)"
-# the reshape stops at sync_max (raid456 checkpoints it a step or a few
-# below): wait until sync_completed sits still past half of it for 2 s
-t=0 still=0 prev=
-while :; do
-	c=$(md_sysfs $D sync_completed)
-	c=${c%% *}
-	if [ "$c" = "$prev" ] && [ "${c:-0}" -ge $((HOLD / 2)) ] 2>/dev/null; then
-		still=$((still + 1))
-		[ $still -ge 4 ] && break
-	else
-		still=0
-	fi
-	prev=$c
-	[ $t -ge 240 ] && fail "md0: reshape not held at sync_max $HOLD: sync_completed '$c'"
-	sleep 0.5
-	t=$((t + 1))
-done
+wait_reshape_held $D $HOLD
 pos=$(md_sysfs $D reshape_position)
 say "md0: held at sync_completed $c (sync_max $HOLD), reshape_position $pos"
 [ "$c" -le $HOLD ] || fail "md0: reshape went past sync_max: $c"

@@ -67,22 +67,7 @@ while read -r md level chunk n members <&3; do
 		cat /tmp/grow.out
 		fail "$md: mdadm --grow failed: $(tail -n 2 /tmp/grow.out | tr '\n' ' ')"
 	fi
-	# held at sync_max: sync_completed still past half of it for 2 s
-	t=0 still=0 prev=
-	while :; do
-		c=$(md_sysfs $D sync_completed)
-		c=${c%% *}
-		if [ "$c" = "$prev" ] && [ "${c:-0}" -ge $((HOLD / 2)) ] 2>/dev/null; then
-			still=$((still + 1))
-			[ $still -ge 4 ] && break
-		else
-			still=0
-		fi
-		prev=$c
-		[ $t -ge 240 ] && fail "$md: reshape not held at sync_max $HOLD: sync_completed '$c'"
-		sleep 0.5
-		t=$((t + 1))
-	done
+	wait_reshape_held $D $HOLD
 	pos=$(md_sysfs $D reshape_position)
 	say "$md: held at sync_completed $c, reshape_position $pos"
 	[ "$pos" != none ] && [ "$pos" -gt $((8 * M / 512)) ] &&
