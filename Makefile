@@ -8,6 +8,7 @@
 #   make W=1 | V=1          passed through to kbuild
 #   make KVER=6.1.0-57-amd64 | KVER=6.12 | KDIR=/path/to/headers
 #   make check              deps, module, unit tests, VM suite
+#   make check-long [LONG_CYCLES=100]  write-back power cuts, RAID5 and RAID6 (not CI)
 #   make vm T="create-assemble fio-verify" PERSONALITY=raid456
 #   make demo
 #   make bench [QUICK=1] [BENCH=basic] [LEVEL=6] [DISKS=N]  raid5j vs raid456
@@ -88,6 +89,14 @@ vm: module
 check:
 	@$(CURDIR)/tests/run-all.sh
 
+# The long tier (not CI): power cuts in write-back mode, RAID5 and RAID6,
+# LONG_CYCLES each, a member missing at every restart, the two levels side by
+# side (Documentation/testing.md, "Long tier").
+LONG_CYCLES ?= 100
+check-long: module
+	CYCLES=$(LONG_CYCLES) R5J_VM_JOBS=2 VM_TIMEOUT_SCALE=$${VM_TIMEOUT_SCALE:-2} \
+		$(CURDIR)/tests/vm/run.sh journal-wb-powercut journal-wb-powercut-raid6
+
 # libFuzzer targets over untrusted journals and superblocks, FUZZ_SECONDS
 # each (tests/fuzz/run.sh); not part of check.
 FUZZ_SECONDS ?= 60
@@ -150,6 +159,6 @@ clean:
 distclean: clean
 	rm -rf $(BUILD)
 
-.PHONY: all kver md-headers module tools sparse style deps unit vm check demo fuzz \
+.PHONY: all kver md-headers module tools sparse style deps unit vm check check-long demo fuzz \
 	check-debug check-debug-core \
 	install install-boot uninstall-boot dkms-install dkms-remove clean distclean
