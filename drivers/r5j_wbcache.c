@@ -449,7 +449,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		r5j_recovery_max_stripes(conf);
 	bool evict_on = READ_ONCE(wb_journal_cache) && conf->log &&
 		!r5j_journal_failed(conf->log) && room;
-	bool over_log = false, queued = false, freed = false;
+	bool over_log = false, queued = false, freed = false, waiting;
 	struct r5j_stripe *sh, *tmp;
 	u64 limit = 0;
 	int over = 0, mem;
@@ -458,11 +458,11 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		over_log = r5j_journal_over_high(conf->log,
 						 READ_ONCE(conf->log_high),
 						 &limit);
-	/* waitqueue_active() is exact: r5j_get_stripe() waits under conf->lock */
 	spin_lock_irq(&conf->lock);
 	mem = dirty - wbc->evicted;
-	if (!all && (mem > high ||
-		     (mem > low && waitqueue_active(&conf->wait_for_stripe)))) {
+	/* exact under conf->lock, which r5j_get_stripe() waits under */
+	waiting = waitqueue_active(&conf->wait_for_stripe);
+	if (!all && (mem > high || (mem > low && waiting))) {
 		over = -low;
 		list_for_each_entry(sh, &conf->dirty_list, lru)
 			over++;
