@@ -24,6 +24,7 @@ static void free_stripe(struct r5j_stripe *sh, int disks)
 		kfree(sh->dev[i].io);
 		kfree(sh->dev[i].rio);
 	}
+	kfree(sh->wb_entry);	/* never reloaded: the journal has it */
 	kfree(sh);
 }
 
