@@ -63,6 +63,7 @@ enum r5j_dev_flag {
 	R5J_ORIG_UPTODATE,	/* write-back: orig holds the member's block */
 	R5J_MADE_GOOD,	/* written over a recorded bad range: clear it */
 	R5J_MADE_GOOD_REPL,	/* the same, on the replacement */
+	R5J_LOST,	/* write-back: not read back from the journal */
 };
 
 /* sh->state */

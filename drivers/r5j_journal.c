@@ -908,7 +908,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	struct r5j_journal_stats st;
 	u64 used, ring, tail, head, seq, wb_reserved;
 	bool failed;
-	int len;
+	int len = 0;
 
 	spin_lock_irq(&log->lock);
 	st = log->stats;
@@ -921,37 +921,37 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	failed = log->failed;
 	spin_unlock_irq(&log->lock);
 
-	len = sysfs_emit(page,
-			 "state %s\nring_sectors %llu\nused_sectors %llu\n"
-			 "tail %llu\nhead %llu\nnext_seq %llu\n"
-			 "units %llu\nempty_units %llu\nstripes %llu\n"
-			 "data_pages %llu\nparity_pages %llu\nmeta_bytes %llu\n"
-			 "reclaims %llu\nspace_waits %llu\n"
-			 "recovered_transactions %llu\nreplayed_stripes %llu\n"
-			 "replayed_blocks %llu\ntail_writes %llu\n"
-			 "full_sb_updates %llu\n"
-			 "mode %s\ndirty_stripes %d\nwb_reserved_sectors %llu\n"
-			 "cached_writes %llu\ncached_blocks %llu\n"
-			 "destaged_full %llu\ndestaged_partial %llu\n"
-			 "destage_reads %llu\nrecovered_wb_stripes %llu\n"
-			 "destaged_rmw %llu\ndestage_reads_saved %llu\n"
-			 "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n",
-			 failed ? "failed" : "ok", ring, used, tail, head, seq,
-			 st.units, st.empty_units, st.stripes, st.data_pages,
-			 st.parity_pages, st.meta_bytes, st.reclaims,
-			 st.space_waits, st.recovered_txns,
-			 st.replayed_stripes, st.replayed_blocks,
-			 st.tail_writes, st.full_sb_updates,
-			 READ_ONCE(log->conf->writeback) ? "write-back" :
-			 "write-through",
-			 atomic_read(&log->conf->dirty_stripes), wb_reserved,
-			 st.cached_writes, st.cached_blocks, st.destaged_full,
-			 st.destaged_partial, st.destage_reads,
-			 st.recovered_wb_stripes, st.destaged_rmw,
-			 st.destage_reads_saved,
-			 r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_high)),
-			 r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
-			 READ_ONCE(log->conf->destage_batches));
+	len += sysfs_emit(page,
+			  "state %s\nring_sectors %llu\nused_sectors %llu\n"
+			  "tail %llu\nhead %llu\nnext_seq %llu\n"
+			  "units %llu\nempty_units %llu\nstripes %llu\n"
+			  "data_pages %llu\nparity_pages %llu\nmeta_bytes %llu\n"
+			  "reclaims %llu\nspace_waits %llu\n"
+			  "recovered_transactions %llu\nreplayed_stripes %llu\n"
+			  "replayed_blocks %llu\ntail_writes %llu\n"
+			  "full_sb_updates %llu\n"
+			  "mode %s\ndirty_stripes %d\nwb_reserved_sectors %llu\n"
+			  "cached_writes %llu\ncached_blocks %llu\n"
+			  "destaged_full %llu\ndestaged_partial %llu\n"
+			  "destage_reads %llu\nrecovered_wb_stripes %llu\n"
+			  "destaged_rmw %llu\ndestage_reads_saved %llu\n"
+			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n",
+			  failed ? "failed" : "ok", ring, used, tail, head, seq,
+			  st.units, st.empty_units, st.stripes, st.data_pages,
+			  st.parity_pages, st.meta_bytes, st.reclaims,
+			  st.space_waits, st.recovered_txns,
+			  st.replayed_stripes, st.replayed_blocks,
+			  st.tail_writes, st.full_sb_updates,
+			  READ_ONCE(log->conf->writeback) ? "write-back" :
+			  "write-through",
+			  atomic_read(&log->conf->dirty_stripes), wb_reserved,
+			  st.cached_writes, st.cached_blocks, st.destaged_full,
+			  st.destaged_partial, st.destage_reads,
+			  st.recovered_wb_stripes, st.destaged_rmw,
+			  st.destage_reads_saved,
+			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_high)),
+			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
+			  READ_ONCE(log->conf->destage_batches));
 	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 

@@ -30,6 +30,7 @@ struct r5j_wb_block {
 	u64 pos;			/* ring sector of the logged copy */
 	u32 csum;			/* its checksum (its DATA payload's) */
 	u16 idx;			/* device index in the stripe */
+	bool lost;			/* did not check out: never read again */
 };
 
 struct r5j_wb_entry {
@@ -40,6 +41,7 @@ struct r5j_wb_entry {
 	unsigned int dirty_tick;
 	bool prev;
 	bool reading;			/* daemon: journal reads submitted */
+	bool lost;			/* STUCK: a block lost, never destaged */
 	u16 nr;
 	atomic_t errors;		/* journal reads that failed */
 	struct r5j_wb_block blk[];
@@ -139,6 +141,9 @@ static void insert(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
 	}
 	rb_link_node(&e->by_sector, parent, link);
 	rb_insert_color(&e->by_sector, &wbc->sectors);
+	wbc->evicted++;
+	if (e->lost)
+		return;		/* nothing to destage: not in the pin order */
 
 	link = &wbc->pins.rb_node;
 	parent = NULL;
@@ -151,13 +156,13 @@ static void insert(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
 	}
 	rb_link_node(&e->by_pin, parent, link);
 	rb_insert_color(&e->by_pin, &wbc->pins);
-	wbc->evicted++;
 }
 
 static void erase(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
 {
 	rb_erase(&e->by_sector, &wbc->sectors);
-	rb_erase(&e->by_pin, &wbc->pins);
+	if (!e->lost)
+		rb_erase(&e->by_pin, &wbc->pins);
 	wbc->evicted--;
 }
 
@@ -194,8 +199,13 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
 		dev->log_pos = e->blk[i].pos;
 		dev->log_csum = e->blk[i].csum;
 		set_bit(R5J_DIRTY, &dev->flags);
+		if (e->blk[i].lost)
+			set_bit(R5J_LOST, &dev->flags);
 	}
 	set_bit(R5J_STRIPE_DIRTY, &sh->state);
+	/* counted in stuck_stripes since its reload failed */
+	if (e->lost)
+		set_bit(R5J_STRIPE_STUCK, &sh->state);
 	/* the daemon reads the blocks back whoever got the stripe */
 	set_bit(R5J_STRIPE_HANDLE, &sh->state);
 }
@@ -208,10 +218,10 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 {
 	struct r5j_wbcache *wbc = conf->wbc;
 	struct r5j_wb_entry *e;
+	bool lost = false;
 	int i, n = 0;
 
-	if (test_bit(R5J_STRIPE_STUCK, &sh->state) ||
-	    test_bit(R5J_STRIPE_DESTAGE, &sh->state) ||
+	if (test_bit(R5J_STRIPE_DESTAGE, &sh->state) ||
 	    test_bit(R5J_STRIPE_SYNC, &sh->state) ||
 	    !test_bit(R5J_STRIPE_DIRTY, &sh->state) ||
 	    sh->write_stage != R5J_W_IDLE || sh->wb_entry || sh->unit ||
@@ -227,11 +237,18 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 			return 0;
 		if (!test_bit(R5J_DIRTY, &dev->flags))
 			continue;
-		if (!test_bit(R5J_UPTODATE, &dev->flags))
+		if (test_bit(R5J_LOST, &dev->flags))
+			lost = true;
+		else if (!test_bit(R5J_UPTODATE, &dev->flags))
 			return 0;
 		n++;
 	}
-	if (!n)
+	/*
+	 * A stripe STUCK for members missing keeps its pages (part 1); one
+	 * STUCK for a block lost in the journal gives its head back, or
+	 * such stripes would take the whole cache, one read at a time.
+	 */
+	if (!n || test_bit(R5J_STRIPE_STUCK, &sh->state) != lost)
 		return 0;
 	e = kmalloc(struct_size(e, blk, n), GFP_NOWAIT | __GFP_NOWARN);
 	if (!e)
@@ -241,6 +258,7 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 	e->dirty_unit = sh->dirty_unit;
 	e->dirty_tick = sh->dirty_tick;
 	e->reading = false;
+	e->lost = lost;
 	e->nr = n;
 	atomic_set(&e->errors, 0);
 	n = 0;
@@ -252,6 +270,7 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 		e->blk[n].pos = dev->log_pos;
 		e->blk[n].csum = dev->log_csum;
 		e->blk[n].idx = i;
+		e->blk[n].lost = test_bit(R5J_LOST, &dev->flags);
 		n++;
 	}
 	list_del_init(&sh->lru);
@@ -324,11 +343,14 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 	if (!e->reading) {
 		e->reading = true;
 		if (log) {
-			for (i = 0; i < e->nr; i++)
-				if (e->blk[i].pos + R5J_BLOCK_SECTORS <=
+			for (i = 0; i < e->nr; i++) {
+				if (e->blk[i].lost ||
+				    e->blk[i].pos + R5J_BLOCK_SECTORS >
 				    log->fmt.ring_sectors)
-					submit_reload(sh, log, &e->blk[i]);
-			atomic64_add(e->nr, &conf->wbc->journal_reads);
+					continue;
+				submit_reload(sh, log, &e->blk[i]);
+				atomic64_inc(&conf->wbc->journal_reads);
+			}
 			if (atomic_read(&sh->io_pending))
 				return true;
 		}
@@ -337,6 +359,8 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 		const struct r5j_wb_block *b = &e->blk[i];
 		struct r5j_dev *dev = &sh->dev[b->idx];
 
+		if (b->lost)
+			continue;	/* R5J_LOST: reported when it failed */
 		if (log && b->pos + R5J_BLOCK_SECTORS <= log->fmt.ring_sectors &&
 		    r5j_page_csum(log->fmt.seed, page_address(dev->page)) ==
 		    b->csum) {
@@ -344,6 +368,7 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 			continue;
 		}
 		bad++;
+		set_bit(R5J_LOST, &dev->flags);
 		pr_err_ratelimited("md/raid:%s: write-back stripe %llu: block %d could not be read back from the journal (%s at ring sector %llu): kept in the journal for the next assembly, reads of it fail\n",
 				   mdname(conf->mddev),
 				   (unsigned long long)sh->sector, b->idx,
@@ -470,8 +495,14 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
 		int r;
 
-		if (test_bit(R5J_STRIPE_STUCK, &sh->state))
+		if (test_bit(R5J_STRIPE_STUCK, &sh->state)) {
+			/* lost blocks: the head back, never destaged */
+			if (over > 0 && evict_on && evict(conf, sh) > 0) {
+				freed = true;
+				over--;
+			}
 			continue;
+		}
 		if (all || (aged && tick - sh->dirty_tick >= 2) ||
 		    (over_log && sh->dirty_unit &&
 		     sh->dirty_unit->seq <= limit)) {
