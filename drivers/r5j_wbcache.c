@@ -538,11 +538,19 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 {
 	struct r5j_wbcache *wbc = conf->wbc;
+	struct r5j_journal *log = conf->log;
 	unsigned int evicted;
-	u64 evictions;
+	u64 evictions, use = 0;
 
 	if (!wbc)
 		return 0;
+	if (log) {
+		/* what writeback_log_high is compared with */
+		spin_lock_irq(&log->lock);
+		use = div64_u64((log->used + log->wb_reserved) * 100,
+				log->fmt.ring_sectors);
+		spin_unlock_irq(&log->lock);
+	}
 	spin_lock_irq(&conf->lock);
 	evicted = wbc->evicted;
 	evictions = wbc->evictions;
@@ -551,10 +559,10 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 			     "writeback_journal_cache %d\nevicted_stripes %u\n"
 			     "evictions %llu\njournal_reads %llu\n"
 			     "journal_read_failures %llu\ndirty_bytes %llu\n"
-			     "log_high %d\n",
+			     "log_high %d\nlog_use %llu\n",
 			     READ_ONCE(wb_journal_cache), evicted, evictions,
 			     atomic64_read(&wbc->journal_reads),
 			     atomic64_read(&wbc->read_failures),
 			     atomic64_read(&wbc->dirty_blocks) * R5J_BLOCK_SIZE,
-			     READ_ONCE(conf->log_high));
+			     READ_ONCE(conf->log_high), use);
 }
