@@ -63,6 +63,7 @@ enum r5j_dev_flag {
 	R5J_ORIG_UPTODATE,	/* write-back: orig holds the member's block */
 	R5J_MADE_GOOD,	/* written over a recorded bad range: clear it */
 	R5J_MADE_GOOD_REPL,	/* the same, on the replacement */
+	R5J_LOST,	/* write-back: not read back from the journal */
 };
 
 /* sh->state */
@@ -121,11 +122,14 @@ struct r5j_dev {
 	struct r5j_io *io;	/* member I/O for this block */
 	struct r5j_io *rio;	/* its copy to the member's replacement */
 	u64 log_pos;		/* R5J_DIRTY: ring sector of its logged copy */
+	u32 log_csum;		/* R5J_DIRTY: checksum of that copy */
 	struct page *orig;	/* R5J_DIRTY: the member's older block */
 };
 
 struct r5j_conf;
 struct r5j_log_unit;
+struct r5j_wb_entry;
+struct r5j_wbcache;
 
 /* Where a stripe's drained writes are (sh->write_stage, daemon only). */
 enum r5j_write_stage {
@@ -162,6 +166,7 @@ struct r5j_stripe {
 	struct r5j_log_unit *unit;	/* unit holding its logged blocks */
 	struct r5j_log_unit *dirty_unit;	/* oldest unit with dirty data */
 	unsigned int dirty_tick;	/* conf->dirty_tick when it got dirty */
+	struct r5j_wb_entry *wb_entry;	/* evicted blocks to read back */
 	spinlock_t lock;		/* bio lists of dev[] */
 	struct r5j_dev dev[];
 };
@@ -280,6 +285,9 @@ struct r5j_conf {
 	bool destage_batch;		/* conf->lock: a batch is on */
 	u64 destage_batches;		/* conf->lock: batches started */
 	atomic_t stuck_stripes;		/* with R5J_STRIPE_STUCK */
+	/* write-back part 2: evicted dirty stripes (r5j_wbcache.c) */
+	struct r5j_wbcache *wbc;
+	int log_high;			/* writeback_log_high, % of the ring */
 	struct bio_set bio_split;
 	struct bio_set bio_clone;	/* chunk-aligned reads */
 	mempool_t bref_pool;
@@ -316,6 +324,23 @@ int r5j_dirty_mark(struct r5j_conf *conf, int percent);
 #define R5J_DIRTY_HIGH		75	/* default percent of the cache */
 #define R5J_DIRTY_LOW		50
 #define R5J_DIRTY_MAX		90	/* idle dirty never fill the cache */
+
+/* r5j_stripe.c, for the write-back cache */
+struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
+					sector_t sector, bool prev);
+
+/* r5j_wbcache.c (Documentation/journal.md section 15, "Part 2") */
+#define R5J_LOG_HIGH		70	/* writeback_log_high default, % */
+#define R5J_WB_EXTRA_STRIPES	8	/* heads beyond the cache for reload */
+int r5j_wbcache_init(struct r5j_conf *conf);
+void r5j_wbcache_free(struct r5j_conf *conf);
+bool r5j_wbcache_active(struct r5j_conf *conf);
+bool r5j_wbcache_has(struct r5j_conf *conf, sector_t sector, bool prev);
+void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh);
+bool r5j_wbcache_reload(struct r5j_stripe *sh);
+bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged);
+void r5j_wbcache_count(struct r5j_conf *conf, int blocks);
+int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at);
 
 /* r5j_handle.c */
 void r5j_handle_stripe(struct r5j_stripe *sh);

@@ -650,7 +650,8 @@ static void finish_writes(struct r5j_stripe *sh, struct r5j_state *s)
 			set_bit(R5J_STRIPE_DEGRADED, &sh->state);
 		while ((ref = r5j_blist_pop(&dev->written)))
 			end_write_part(sh, ref, ok);
-		clear_bit(R5J_DIRTY, &dev->flags);
+		if (test_and_clear_bit(R5J_DIRTY, &dev->flags))
+			r5j_wbcache_count(conf, -1);
 	}
 	if (conf->log)
 		r5j_journal_stripe_done(conf->log, sh);
@@ -685,8 +686,9 @@ static void fail_logged_writes(struct r5j_stripe *sh)
 		 * Acknowledged write-back data stays: it is only here now,
 		 * and its destage writes the members directly.
 		 */
-		if (!test_bit(R5J_STRIPE_DIRTY, &sh->state))
-			clear_bit(R5J_DIRTY, &dev->flags);
+		if (!test_bit(R5J_STRIPE_DIRTY, &sh->state) &&
+		    test_and_clear_bit(R5J_DIRTY, &dev->flags))
+			r5j_wbcache_count(conf, -1);
 		if (!test_bit(R5J_DIRTY, &dev->flags))
 			clear_bit(R5J_UPTODATE, &dev->flags);
 	}
@@ -1220,7 +1222,8 @@ static int cache_writes(struct r5j_stripe *sh, struct r5j_state *s)
 			copy_bio_block(ref->bio, dev->page, dev->array_sector,
 				       true);
 		set_bit(R5J_UPTODATE, &dev->flags);
-		set_bit(R5J_DIRTY, &dev->flags);
+		if (!test_and_set_bit(R5J_DIRTY, &dev->flags))
+			r5j_wbcache_count(conf, 1);
 	}
 	set_bit(R5J_STRIPE_WB_LOG, &sh->state);
 	sh->write_stage = R5J_W_LOGGING;
@@ -1562,6 +1565,16 @@ static bool handle_reads(struct r5j_stripe *sh, struct r5j_state *s)
 
 		if (r5j_blist_empty(&dev->toread))
 			continue;
+		if (!test_bit(R5J_UPTODATE, &dev->flags) &&
+		    test_bit(R5J_DIRTY, &dev->flags)) {
+			/* not read back from the journal: rule 12, EIO */
+			DECLARE_BITMAP(lost, R5J_MAX_DISKS);
+
+			bitmap_zero(lost, sh->disks);
+			__set_bit(i, lost);
+			fail_dirty_reads(sh, lost);
+			continue;
+		}
 		if (!test_bit(R5J_UPTODATE, &dev->flags)) {
 			__set_bit(i, want);
 			any = true;
@@ -1706,6 +1719,8 @@ void r5j_handle_stripe(struct r5j_stripe *sh)
 
 	if (atomic_read(&sh->io_pending))
 		return;		/* the last completion brings it back */
+	if (sh->wb_entry && r5j_wbcache_reload(sh))
+		return;		/* evicted blocks being read back */
 	atomic64_inc(&conf->stats.stripes_handled);
 
 	clear_made_good(sh);

@@ -268,9 +268,9 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 		if (what == R5J_LOG_PARITY || r5j_is_parity(sh, i) ||
 		    r5j_blist_empty(&dev->written))
 			continue;
-		r5j_meta_add_data(meta, dev->array_sector,
-				  r5j_page_csum(log->fmt.seed,
-						page_address(dev->page)));
+		dev->log_csum = r5j_page_csum(log->fmt.seed,
+					      page_address(dev->page));
+		r5j_meta_add_data(meta, dev->array_sector, dev->log_csum);
 		/* where part 2 reads a dropped dirty block back from */
 		dev->log_pos = r5j_ring_add(&log->fmt, unit->pos, off);
 		off += R5J_BLOCK_SECTORS;
@@ -457,7 +457,39 @@ void r5j_journal_count_rmw(struct r5j_journal *log, int saved)
 
 bool r5j_journal_pressure(struct r5j_journal *log)
 {
+	/* the write-back cache has its own mark (r5j_journal_over_high()) */
+	if (r5j_wbcache_active(log->conf))
+		return false;
 	return READ_ONCE(log->used) * 2 >= log->fmt.ring_sectors;
+}
+
+/*
+ * Write-back cache: is the ring's use (blocks and parity reserve) above
+ * @high percent?  Then *@limit is the seq of the newest unit whose pinning
+ * stripes must reach the members for the use to fall to @high - 10:
+ * journal_tail moves only past the oldest pinned unit (journal.md rule 13).
+ */
+bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
+{
+	u64 ring = log->fmt.ring_sectors, use, target, freed = 0;
+	struct r5j_log_unit *unit;
+
+	spin_lock_irq(&log->lock);
+	use = log->used + log->wb_reserved;
+	if (log->failed || use * 100 <= ring * high) {
+		spin_unlock_irq(&log->lock);
+		return false;
+	}
+	target = use - div_u64(ring * max(high - 10, 0), 100);
+	*limit = 0;
+	list_for_each_entry(unit, &log->units, list) {
+		*limit = unit->seq;
+		freed += unit->sectors;
+		if (freed >= target)
+			break;
+	}
+	spin_unlock_irq(&log->lock);
+	return true;
 }
 
 /* The journal failed: parked stripes go back to fail their writes. */
@@ -876,6 +908,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	struct r5j_journal_stats st;
 	u64 used, ring, tail, head, seq, wb_reserved;
 	bool failed;
+	int len = 0;
 
 	spin_lock_irq(&log->lock);
 	st = log->stats;
@@ -888,7 +921,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	failed = log->failed;
 	spin_unlock_irq(&log->lock);
 
-	return sysfs_emit(page,
+	len += sysfs_emit(page,
 			  "state %s\nring_sectors %llu\nused_sectors %llu\n"
 			  "tail %llu\nhead %llu\nnext_seq %llu\n"
 			  "units %llu\nempty_units %llu\nstripes %llu\n"
@@ -919,6 +952,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_high)),
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
 			  READ_ONCE(log->conf->destage_batches));
+	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 
 int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)

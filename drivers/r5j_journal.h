@@ -55,6 +55,7 @@ void r5j_journal_count_destage(struct r5j_journal *log, int full, int reads);
 void r5j_journal_count_rmw(struct r5j_journal *log, int saved);
 /* Ring used beyond half: dirty stripes should go to the members. */
 bool r5j_journal_pressure(struct r5j_journal *log);
+bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit);
 
 /* Daemon, end of a pass: send the open unit; retry parked stripes. */
 void r5j_journal_submit(struct r5j_journal *log);

@@ -161,6 +161,19 @@ static void free_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 	rc->nr_pending--;
 }
 
+/*
+ * Data-only stripes a recovery can track (recovery_mem_kb); the write-back
+ * cache keeps its dirty stripes below it (journal.md section 15, "Part 2").
+ */
+unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf)
+{
+	size_t entry = struct_size_t(struct rec_stripe, blocks,
+				     conf->raid_disks);
+
+	return clamp_t(u64, div_u64((u64)READ_ONCE(recovery_mem_kb) * 1024,
+				    entry), 1, UINT_MAX);
+}
+
 static struct rec_stripe *find_rec_stripe(struct rec_ctx *rc, sector_t sector,
 					  bool create)
 {
@@ -740,15 +753,12 @@ int r5j_journal_recover(struct r5j_journal *log)
 	struct mddev *mddev = log->mddev;
 	struct rec_ctx rc = { .log = log, .conf = log->conf };
 	struct page *meta_page, *scratch;
-	size_t entry;
 	struct r5j_scan scan;
 	u64 end_pos, end_seq;
 	int err;
 
 	r5j_bounds_init(&rc.bounds, &rc.conf->geom, mddev->dev_sectors);
-	entry = struct_size_t(struct rec_stripe, blocks, rc.conf->raid_disks);
-	rc.max_pending = clamp_t(u64, div_u64((u64)recovery_mem_kb * 1024,
-					      entry), 1, UINT_MAX);
+	rc.max_pending = r5j_recovery_max_stripes(rc.conf);
 	rc.hash = kvcalloc(1U << REC_HASH_BITS, sizeof(*rc.hash), GFP_KERNEL);
 	meta_page = alloc_page(GFP_KERNEL);
 	scratch = alloc_page(GFP_KERNEL);

@@ -24,6 +24,7 @@ static void free_stripe(struct r5j_stripe *sh, int disks)
 		kfree(sh->dev[i].io);
 		kfree(sh->dev[i].rio);
 	}
+	kfree(sh->wb_entry);	/* never reloaded: the journal has it */
 	kfree(sh);
 }
 
@@ -79,6 +80,7 @@ static void init_stripe(struct r5j_conf *conf, struct r5j_stripe *sh,
 	sh->write_stage = R5J_W_IDLE;
 	sh->unit = NULL;
 	sh->dirty_unit = NULL;
+	sh->wb_entry = NULL;
 	r5j_stripe_parity(sh->geom, sector, &sh->map);
 	for (i = 0; i < conf->pool_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
@@ -167,6 +169,8 @@ int r5j_cache_init(struct r5j_conf *conf)
 		return -ENOMEM;
 	for (i = 0; i < (1 << R5J_HASH_SHIFT); i++)
 		INIT_HLIST_HEAD(&conf->hash[i]);
+	if (r5j_wbcache_init(conf))
+		return -ENOMEM;
 	return r5j_cache_resize(conf, R5J_DEFAULT_STRIPES);
 }
 
@@ -180,6 +184,7 @@ void r5j_cache_free(struct r5j_conf *conf)
 		WARN_ON(!shrink_to(conf, 0));
 	kfree(conf->hash);
 	conf->hash = NULL;
+	r5j_wbcache_free(conf);
 }
 
 static struct r5j_stripe *lookup(struct r5j_conf *conf, sector_t sector,
@@ -267,6 +272,7 @@ struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
 			hlist_del_init(&sh->hash);
 			init_stripe(conf, sh, sector, prev);
 			hlist_add_head(&sh->hash, stripe_hash(conf, sector));
+			r5j_wbcache_attach(conf, sh);	/* evicted: reload */
 			atomic_set(&sh->count, 1);
 			conf->active_stripes++;
 			break;
@@ -324,6 +330,40 @@ void r5j_release_stripe(struct r5j_stripe *sh)
 		md_wakeup_thread(conf->mddev->thread);
 }
 
+/*
+ * Daemon, write-back cache: a stripe head beyond stripe_cache_size for
+ * the evicted stripe at @sector when none is free (journal.md rule 13);
+ * r5j_cache_trim() frees it once idle.  NULL: at the limit or no memory.
+ */
+struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
+					sector_t sector, bool prev)
+{
+	struct r5j_stripe *sh, *found;
+
+	if (READ_ONCE(conf->nr_stripes) >=
+	    READ_ONCE(conf->max_nr_stripes) + R5J_WB_EXTRA_STRIPES)
+		return NULL;
+	sh = alloc_stripe(conf, GFP_NOIO);
+	if (!sh)
+		return NULL;
+	spin_lock_irq(&conf->lock);
+	found = lookup(conf, sector, prev);
+	if (found) {
+		spin_unlock_irq(&conf->lock);
+		free_stripe(sh, conf->pool_disks);
+		return r5j_get_stripe_geom(conf, sector, prev,
+					   R5J_GET_NOBLOCK | R5J_GET_NOQUIESCE);
+	}
+	conf->nr_stripes++;
+	init_stripe(conf, sh, sector, prev);
+	hlist_add_head(&sh->hash, stripe_hash(conf, sector));
+	r5j_wbcache_attach(conf, sh);
+	atomic_set(&sh->count, 1);
+	conf->active_stripes++;
+	spin_unlock_irq(&conf->lock);
+	return sh;
+}
+
 /* Daemon: next stripe that needs handling, with a reference, or NULL. */
 struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf)
 {
@@ -356,7 +396,8 @@ bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector)
 
 	spin_lock_irq(&conf->lock);
 	sh = lookup(conf, sector, false);
-	dirty = sh && test_bit(R5J_STRIPE_DIRTY, &sh->state);
+	dirty = sh ? test_bit(R5J_STRIPE_DIRTY, &sh->state) :
+		r5j_wbcache_has(conf, sector, false);
 	spin_unlock_irq(&conf->lock);
 	return dirty;
 }
@@ -385,6 +426,8 @@ bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	bool queued = false, waiting;
 	int over = 0;
 
+	if (r5j_wbcache_active(conf))
+		return r5j_wbcache_destage_idle(conf, all, aged);
 	spin_lock_irq(&conf->lock);
 	/*
 	 * A writer waits: the cache is full, of dirty stripes in good part.

@@ -127,6 +127,51 @@ static struct md_sysfs_entry r5j_writeback_dirty_high =
 	__ATTR(writeback_dirty_high, 0644, writeback_dirty_high_show,
 	       writeback_dirty_high_store);
 
+/*
+ * Write-back cache (journal.md section 15, "Part 2"): above this percent
+ * of the ring in use (blocks and parity reserve) the stripes pinning the
+ * oldest units are destaged.
+ */
+static ssize_t writeback_log_high_show(struct mddev *mddev, char *page)
+{
+	struct r5j_conf *conf;
+	ssize_t ret = 0;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf)
+		ret = sysfs_emit(page, "%d\n", READ_ONCE(conf->log_high));
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+static ssize_t writeback_log_high_store(struct mddev *mddev,
+					const char *page, size_t len)
+{
+	struct r5j_conf *conf;
+	unsigned int pct;
+	int err;
+
+	if (kstrtouint(page, 10, &pct) || pct < 10 || pct > 90)
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf) {
+		err = -ENODEV;
+	} else {
+		WRITE_ONCE(conf->log_high, pct);
+		md_wakeup_thread(mddev->thread);
+	}
+	mddev_unlock(mddev);
+	return err ?: len;
+}
+
+static struct md_sysfs_entry r5j_writeback_log_high =
+	__ATTR(writeback_log_high, 0644, writeback_log_high_show,
+	       writeback_log_high_store);
+
 static ssize_t writeback_dirty_low_show(struct mddev *mddev, char *page)
 {
 	return dirty_mark_show(mddev, page, false);
@@ -285,6 +330,7 @@ static struct attribute *r5j_attrs[] = {
 	&r5j_raid5j_stats.attr,
 	&r5j_writeback_dirty_high.attr,
 	&r5j_writeback_dirty_low.attr,
+	&r5j_writeback_log_high.attr,
 	NULL,
 };
 

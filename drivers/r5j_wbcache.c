@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * raid5j write-back, part 2: the journal as the cache (Documentation/
+ * journal.md section 15, "Part 2", rules 10-13).
+ *
+ * An idle dirty stripe whose head is wanted is evicted: its pages are
+ * dropped and an entry keeps where the journal holds each dirty block
+ * (ring position, checksum) and the unit the stripe pins.  Getting the
+ * stripe again attaches the entry to a new head, and the daemon reads the
+ * blocks back from the journal before it does anything else with it.
+ * Entries are destaged, reloaded in free stripe heads, when the journal
+ * passes writeback_log_high (oldest pinned first), when they age, and on
+ * quiesce, mode switch and journal failure.
+ */
+#include <linux/moduleparam.h>
+#include <linux/rbtree.h>
+#include <linux/slab.h>
+#include "r5j.h"
+#include "r5j_journal_int.h"
+
+static bool wb_journal_cache;
+module_param_named(writeback_journal_cache, wb_journal_cache, bool, 0644);
+MODULE_PARM_DESC(writeback_journal_cache,
+		 "write-back: drop dirty pages once logged, read them back from the journal (default 0)");
+
+/* reloads queued per call, so the daemon handles them in between */
+#define R5J_WB_RELOAD_BATCH	32
+
+struct r5j_wb_block {
+	u64 pos;			/* ring sector of the logged copy */
+	u32 csum;			/* its checksum (its DATA payload's) */
+	u16 idx;			/* device index in the stripe */
+	bool lost;			/* did not check out: never read again */
+};
+
+struct r5j_wb_entry {
+	struct rb_node by_sector;	/* wbc->sectors: (sector, prev) */
+	struct rb_node by_pin;		/* wbc->pins: (pin seq, sector, prev) */
+	sector_t sector;
+	struct r5j_log_unit *dirty_unit;	/* pinned (rule 6) */
+	unsigned int dirty_tick;
+	bool prev;
+	bool reading;			/* daemon: journal reads submitted */
+	bool lost;			/* STUCK: a block lost, never destaged */
+	u16 nr;
+	atomic_t errors;		/* journal reads that failed */
+	struct r5j_wb_block blk[];
+};
+
+struct r5j_wbcache {
+	struct rb_root sectors;		/* conf->lock */
+	struct rb_root pins;		/* conf->lock */
+	unsigned int evicted;		/* entries (conf->lock) */
+	u64 evictions;			/* conf->lock */
+	bool aging;			/* daemon: aged entries left to reload */
+	atomic64_t journal_reads;	/* blocks read back */
+	atomic64_t read_failures;	/* blocks that did not check out */
+	atomic64_t dirty_blocks;	/* R5J_DIRTY, in memory or evicted */
+};
+
+int r5j_wbcache_init(struct r5j_conf *conf)
+{
+	conf->wbc = kzalloc(sizeof(*conf->wbc), GFP_KERNEL);
+	if (!conf->wbc)
+		return -ENOMEM;
+	conf->wbc->sectors = RB_ROOT;
+	conf->wbc->pins = RB_ROOT;
+	conf->log_high = R5J_LOG_HIGH;
+	return 0;
+}
+
+/* Stop: entries left are in the journal, which recovery reads. */
+void r5j_wbcache_free(struct r5j_conf *conf)
+{
+	struct r5j_wb_entry *e, *n;
+
+	if (!conf->wbc)
+		return;
+	rbtree_postorder_for_each_entry_safe(e, n, &conf->wbc->sectors,
+					     by_sector)
+		kfree(e);
+	kfree(conf->wbc);
+	conf->wbc = NULL;
+}
+
+/* The cache's destage policy applies: on, or entries left from when on. */
+bool r5j_wbcache_active(struct r5j_conf *conf)
+{
+	return conf->wbc && (READ_ONCE(wb_journal_cache) ||
+			     READ_ONCE(conf->wbc->evicted));
+}
+
+void r5j_wbcache_count(struct r5j_conf *conf, int blocks)
+{
+	if (conf->wbc)
+		atomic64_add(blocks, &conf->wbc->dirty_blocks);
+}
+
+static int key_cmp(sector_t s1, bool p1, sector_t s2, bool p2)
+{
+	if (s1 != s2)
+		return s1 < s2 ? -1 : 1;
+	return (int)p1 - (int)p2;
+}
+
+static int pin_cmp(const struct r5j_wb_entry *a, const struct r5j_wb_entry *b)
+{
+	if (a->dirty_unit->seq != b->dirty_unit->seq)
+		return a->dirty_unit->seq < b->dirty_unit->seq ? -1 : 1;
+	return key_cmp(a->sector, a->prev, b->sector, b->prev);
+}
+
+static struct r5j_wb_entry *find(struct r5j_wbcache *wbc, sector_t sector,
+				 bool prev)
+{
+	struct rb_node *node = wbc->sectors.rb_node;
+
+	while (node) {
+		struct r5j_wb_entry *e = rb_entry(node, struct r5j_wb_entry,
+						  by_sector);
+		int c = key_cmp(sector, prev, e->sector, e->prev);
+
+		if (!c)
+			return e;
+		node = c < 0 ? node->rb_left : node->rb_right;
+	}
+	return NULL;
+}
+
+static void insert(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
+{
+	struct rb_node **link = &wbc->sectors.rb_node, *parent = NULL;
+
+	while (*link) {
+		struct r5j_wb_entry *o = rb_entry(*link, struct r5j_wb_entry,
+						  by_sector);
+
+		parent = *link;
+		link = key_cmp(e->sector, e->prev, o->sector, o->prev) < 0 ?
+			&parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&e->by_sector, parent, link);
+	rb_insert_color(&e->by_sector, &wbc->sectors);
+	wbc->evicted++;
+	if (e->lost)
+		return;		/* nothing to destage: not in the pin order */
+
+	link = &wbc->pins.rb_node;
+	parent = NULL;
+	while (*link) {
+		struct r5j_wb_entry *o = rb_entry(*link, struct r5j_wb_entry,
+						  by_pin);
+
+		parent = *link;
+		link = pin_cmp(e, o) < 0 ? &parent->rb_left : &parent->rb_right;
+	}
+	rb_link_node(&e->by_pin, parent, link);
+	rb_insert_color(&e->by_pin, &wbc->pins);
+}
+
+static void erase(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
+{
+	rb_erase(&e->by_sector, &wbc->sectors);
+	if (!e->lost)
+		rb_erase(&e->by_pin, &wbc->pins);
+	wbc->evicted--;
+}
+
+/* conf->lock held: is the stripe at @sector evicted (dirty)? */
+bool r5j_wbcache_has(struct r5j_conf *conf, sector_t sector, bool prev)
+{
+	return conf->wbc && conf->wbc->evicted &&
+	       find(conf->wbc, sector, prev);
+}
+
+/*
+ * conf->lock held, @sh just set up for its sector and in the hash: if the
+ * stripe was evicted, the new head takes the entry over (rule 11).  Its
+ * dirty blocks are not up to date until r5j_wbcache_reload().
+ */
+void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
+{
+	struct r5j_wbcache *wbc = conf->wbc;
+	struct r5j_wb_entry *e;
+	int i;
+
+	if (!wbc || !wbc->evicted)
+		return;
+	e = find(wbc, sh->sector, sh->prev);
+	if (!e)
+		return;
+	erase(wbc, e);
+	sh->wb_entry = e;
+	sh->dirty_unit = e->dirty_unit;
+	sh->dirty_tick = e->dirty_tick;
+	for (i = 0; i < e->nr; i++) {
+		struct r5j_dev *dev = &sh->dev[e->blk[i].idx];
+
+		dev->log_pos = e->blk[i].pos;
+		dev->log_csum = e->blk[i].csum;
+		set_bit(R5J_DIRTY, &dev->flags);
+		if (e->blk[i].lost)
+			set_bit(R5J_LOST, &dev->flags);
+	}
+	set_bit(R5J_STRIPE_DIRTY, &sh->state);
+	/* counted in stuck_stripes since its reload failed */
+	if (e->lost)
+		set_bit(R5J_STRIPE_STUCK, &sh->state);
+	/* the daemon reads the blocks back whoever got the stripe */
+	set_bit(R5J_STRIPE_HANDLE, &sh->state);
+}
+
+/*
+ * conf->lock held, @sh idle on dirty_list.  1: evicted, the head is free;
+ * 0: not now (rule 10); -ENOMEM: destage it instead.
+ */
+static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
+{
+	struct r5j_wbcache *wbc = conf->wbc;
+	struct r5j_wb_entry *e;
+	bool lost = false;
+	int i, n = 0;
+
+	if (test_bit(R5J_STRIPE_DESTAGE, &sh->state) ||
+	    test_bit(R5J_STRIPE_SYNC, &sh->state) ||
+	    !test_bit(R5J_STRIPE_DIRTY, &sh->state) ||
+	    sh->write_stage != R5J_W_IDLE || sh->wb_entry || sh->unit ||
+	    !sh->dirty_unit || atomic_read(&sh->count) ||
+	    atomic_read(&sh->io_pending))
+		return 0;
+	for (i = 0; i < sh->disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		if (!r5j_blist_empty(&dev->toread) ||
+		    !r5j_blist_empty(&dev->towrite) ||
+		    !r5j_blist_empty(&dev->written))
+			return 0;
+		if (!test_bit(R5J_DIRTY, &dev->flags))
+			continue;
+		if (test_bit(R5J_LOST, &dev->flags))
+			lost = true;
+		else if (!test_bit(R5J_UPTODATE, &dev->flags))
+			return 0;
+		n++;
+	}
+	/*
+	 * A stripe STUCK for members missing keeps its pages (part 1); one
+	 * STUCK for a block lost in the journal gives its head back, or
+	 * such stripes would take the whole cache, one read at a time.
+	 */
+	if (!n || test_bit(R5J_STRIPE_STUCK, &sh->state) != lost)
+		return 0;
+	e = kmalloc(struct_size(e, blk, n), GFP_NOWAIT | __GFP_NOWARN);
+	if (!e)
+		return -ENOMEM;
+	e->sector = sh->sector;
+	e->prev = sh->prev;
+	e->dirty_unit = sh->dirty_unit;
+	e->dirty_tick = sh->dirty_tick;
+	e->reading = false;
+	e->lost = lost;
+	e->nr = n;
+	atomic_set(&e->errors, 0);
+	n = 0;
+	for (i = 0; i < sh->disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		if (!test_bit(R5J_DIRTY, &dev->flags))
+			continue;
+		e->blk[n].pos = dev->log_pos;
+		e->blk[n].csum = dev->log_csum;
+		e->blk[n].idx = i;
+		e->blk[n].lost = test_bit(R5J_LOST, &dev->flags);
+		n++;
+	}
+	list_del_init(&sh->lru);
+	hlist_del_init(&sh->hash);
+	insert(wbc, e);
+	wbc->evictions++;
+	/* a free head now: its pages mean nothing */
+	for (i = 0; i < conf->pool_disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		dev->flags = 0;
+		if (dev->orig) {
+			put_page(dev->orig);
+			dev->orig = NULL;
+		}
+	}
+	sh->state = 0;
+	sh->dirty_unit = NULL;
+	sh->sector = MaxSector;
+	list_add_tail(&sh->lru, &conf->inactive);	/* reused first */
+	return 1;
+}
+
+static void reload_end_io(struct bio *bio)
+{
+	struct r5j_io *io = container_of(bio, struct r5j_io, bio);
+	struct r5j_stripe *sh = io->sh;
+
+	if (bio->bi_status)
+		atomic_inc(&sh->wb_entry->errors);
+	bio_uninit(bio);
+	rdev_dec_pending(io->rdev, sh->conf->mddev);
+	set_bit(R5J_STRIPE_HANDLE, &sh->state);
+	atomic_dec(&sh->io_pending);
+	r5j_release_stripe(sh);
+}
+
+/* Read one evicted block from the journal into its page. */
+static void submit_reload(struct r5j_stripe *sh, struct r5j_journal *log,
+			  const struct r5j_wb_block *b)
+{
+	struct r5j_dev *dev = &sh->dev[b->idx];
+	struct r5j_io *io = dev->io;
+	struct md_rdev *rdev = log->rdev;
+
+	io->rdev = rdev;
+	bio_init(&io->bio, rdev->bdev, &io->vec, 1, REQ_OP_READ);
+	io->bio.bi_iter.bi_sector = rdev->data_offset + b->pos;
+	__bio_add_page(&io->bio, dev->page, PAGE_SIZE, 0);
+	io->bio.bi_end_io = reload_end_io;
+	atomic_inc(&sh->io_pending);
+	atomic_inc(&sh->count);		/* off every list until read (rule 12) */
+	atomic_inc(&rdev->nr_pending);
+	submit_bio_noacct(&io->bio);
+}
+
+/*
+ * Daemon, first thing for a stripe with an entry (rule 12): read its
+ * dirty blocks back from the journal, then check them.  true: reads in
+ * flight.  A block that does not check out makes the stripe STUCK: never
+ * destaged, reads of it fail, the journal keeps it for the next assembly.
+ */
+bool r5j_wbcache_reload(struct r5j_stripe *sh)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct r5j_wb_entry *e = sh->wb_entry;
+	struct r5j_journal *log = conf->log;
+	int i, bad = 0;
+
+	if (!e->reading) {
+		e->reading = true;
+		if (log) {
+			for (i = 0; i < e->nr; i++) {
+				if (e->blk[i].lost ||
+				    e->blk[i].pos + R5J_BLOCK_SECTORS >
+				    log->fmt.ring_sectors)
+					continue;
+				submit_reload(sh, log, &e->blk[i]);
+				atomic64_inc(&conf->wbc->journal_reads);
+			}
+			if (atomic_read(&sh->io_pending))
+				return true;
+		}
+	}
+	for (i = 0; i < e->nr; i++) {
+		const struct r5j_wb_block *b = &e->blk[i];
+		struct r5j_dev *dev = &sh->dev[b->idx];
+
+		if (b->lost)
+			continue;	/* R5J_LOST: reported when it failed */
+		if (log && b->pos + R5J_BLOCK_SECTORS <= log->fmt.ring_sectors &&
+		    r5j_page_csum(log->fmt.seed, page_address(dev->page)) ==
+		    b->csum) {
+			set_bit(R5J_UPTODATE, &dev->flags);
+			continue;
+		}
+		bad++;
+		set_bit(R5J_LOST, &dev->flags);
+		pr_err_ratelimited("md/raid:%s: write-back stripe %llu: block %d could not be read back from the journal (%s at ring sector %llu): kept in the journal for the next assembly, reads of it fail\n",
+				   mdname(conf->mddev),
+				   (unsigned long long)sh->sector, b->idx,
+				   atomic_read(&e->errors) ? "read error" :
+				   "bad checksum", (unsigned long long)b->pos);
+	}
+	sh->wb_entry = NULL;
+	kfree(e);
+	if (bad) {
+		atomic64_add(bad, &conf->wbc->read_failures);
+		clear_bit(R5J_STRIPE_DESTAGE, &sh->state);
+		if (!test_and_set_bit(R5J_STRIPE_STUCK, &sh->state))
+			atomic_inc(&conf->stuck_stripes);
+	}
+	return false;
+}
+
+/* conf->lock held: hand an idle dirty stripe to the daemon for destage. */
+static void queue_destage(struct r5j_conf *conf, struct r5j_stripe *sh)
+{
+	list_del_init(&sh->lru);
+	set_bit(R5J_STRIPE_DESTAGE, &sh->state);
+	set_bit(R5J_STRIPE_HANDLE, &sh->state);
+	set_bit(R5J_STRIPE_ON_LIST, &sh->state);
+	list_add_tail(&sh->lru, &conf->handle_list);
+}
+
+/*
+ * Daemon: reload evicted stripes for destage, oldest pinned first: all
+ * of them (@all), those pinning units up to @limit (@over_log), those
+ * dirty since before the reclaim thread's last period (@aged).  A quarter
+ * of the cache stays free for writers unless @all; for @all and @over_log
+ * a head beyond the cache is taken when none is free (rule 13).
+ */
+static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
+			   bool over_log, u64 limit)
+{
+	struct r5j_wbcache *wbc = conf->wbc;
+	unsigned int tick = READ_ONCE(conf->dirty_tick);
+	int n, reserve = all ? 0 : READ_ONCE(conf->max_nr_stripes) / 4;
+
+	for (n = 0; n < R5J_WB_RELOAD_BATCH; n++) {
+		struct r5j_stripe *sh = NULL;
+		struct r5j_wb_entry *e;
+		struct rb_node *node;
+		sector_t sector;
+		bool prev, want;
+		int free;
+
+		spin_lock_irq(&conf->lock);
+		node = rb_first(&wbc->pins);
+		if (!node) {
+			spin_unlock_irq(&conf->lock);
+			wbc->aging = false;
+			break;
+		}
+		e = rb_entry(node, struct r5j_wb_entry, by_pin);
+		want = all || (over_log && e->dirty_unit->seq <= limit) ||
+			(aged && tick - e->dirty_tick >= 2);
+		sector = e->sector;
+		prev = e->prev;
+		free = conf->nr_stripes - conf->active_stripes -
+			(atomic_read(&conf->dirty_stripes) - wbc->evicted);
+		spin_unlock_irq(&conf->lock);
+		if (!want) {
+			if (aged)
+				wbc->aging = false;	/* the aged ones are done */
+			break;
+		}
+		if (free > reserve)
+			sh = r5j_get_stripe_geom(conf, sector, prev,
+						 R5J_GET_NOBLOCK |
+						 R5J_GET_NOQUIESCE);
+		if (!sh && (all || over_log))
+			sh = r5j_get_stripe_extra(conf, sector, prev);
+		if (!sh)
+			break;
+		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+		r5j_release_stripe(sh);
+	}
+	return n > 0;
+}
+
+/*
+ * Daemon: the destage policy with the cache (journal.md section 15,
+ * "Part 2"), in place of part 1's r5j_destage_idle().  Stripes in memory:
+ * above writeback_dirty_high (or dirty_low while a writer waits) the
+ * oldest idle ones are evicted down to dirty_low, or destaged if they
+ * cannot be; destaged when @all, @aged, or pinning the oldest units while
+ * the journal is above writeback_log_high.  Evicted ones: the same three
+ * triggers.  true: stripes were queued.
+ */
+bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
+{
+	struct r5j_wbcache *wbc = conf->wbc;
+	unsigned int tick = READ_ONCE(conf->dirty_tick);
+	int dirty = atomic_read(&conf->dirty_stripes);
+	int high = r5j_dirty_mark(conf, READ_ONCE(conf->dirty_high));
+	int low = r5j_dirty_mark(conf, READ_ONCE(conf->dirty_low));
+	/* recovery must be able to track every dirty stripe of the log */
+	bool room = dirty + READ_ONCE(conf->max_nr_stripes) <
+		r5j_recovery_max_stripes(conf);
+	bool evict_on = READ_ONCE(wb_journal_cache) && conf->log &&
+		!r5j_journal_failed(conf->log) && room;
+	bool over_log = false, queued = false, freed = false, waiting;
+	struct r5j_stripe *sh, *tmp;
+	u64 limit = 0;
+	int over = 0, mem;
+
+	if (!all && conf->log)
+		over_log = r5j_journal_over_high(conf->log,
+						 READ_ONCE(conf->log_high),
+						 &limit);
+	spin_lock_irq(&conf->lock);
+	mem = dirty - wbc->evicted;
+	/* exact under conf->lock, which r5j_get_stripe() waits under */
+	waiting = waitqueue_active(&conf->wait_for_stripe);
+	if (!all && (mem > high || (mem > low && waiting))) {
+		over = -low;
+		list_for_each_entry(sh, &conf->dirty_list, lru)
+			over++;
+	}
+	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
+		int r;
+
+		if (test_bit(R5J_STRIPE_STUCK, &sh->state)) {
+			/* lost blocks: the head back, never destaged */
+			if (over > 0 && evict_on && evict(conf, sh) > 0) {
+				freed = true;
+				over--;
+			}
+			continue;
+		}
+		if (all || (aged && tick - sh->dirty_tick >= 2) ||
+		    (over_log && sh->dirty_unit &&
+		     sh->dirty_unit->seq <= limit)) {
+			queue_destage(conf, sh);
+			queued = true;
+			continue;
+		}
+		if (over <= 0)
+			continue;
+		r = evict_on ? evict(conf, sh) : -ENOMEM;
+		if (r > 0) {
+			freed = true;
+			over--;
+		} else if (r < 0) {
+			queue_destage(conf, sh);
+			queued = true;
+			over--;
+		}
+	}
+	if (freed)
+		wake_up(&conf->wait_for_stripe);
+	spin_unlock_irq(&conf->lock);
+
+	/* one tick's aged entries may take several batches */
+	if (aged)
+		wbc->aging = true;
+	if ((all || wbc->aging || over_log) && READ_ONCE(wbc->evicted))
+		queued |= reload_entries(conf, all, wbc->aging, over_log,
+					 limit);
+	return queued;
+}
+
+int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
+{
+	struct r5j_wbcache *wbc = conf->wbc;
+	struct r5j_journal *log = conf->log;
+	unsigned int evicted;
+	u64 evictions, use = 0;
+
+	if (!wbc)
+		return 0;
+	if (log) {
+		/* what writeback_log_high is compared with */
+		spin_lock_irq(&log->lock);
+		use = div64_u64((log->used + log->wb_reserved) * 100,
+				log->fmt.ring_sectors);
+		spin_unlock_irq(&log->lock);
+	}
+	spin_lock_irq(&conf->lock);
+	evicted = wbc->evicted;
+	evictions = wbc->evictions;
+	spin_unlock_irq(&conf->lock);
+	return sysfs_emit_at(page, at,
+			     "writeback_journal_cache %d\nevicted_stripes %u\n"
+			     "evictions %llu\njournal_reads %llu\n"
+			     "journal_read_failures %llu\ndirty_bytes %llu\n"
+			     "log_high %d\nlog_use %llu\n",
+			     READ_ONCE(wb_journal_cache), evicted, evictions,
+			     atomic64_read(&wbc->journal_reads),
+			     atomic64_read(&wbc->read_failures),
+			     atomic64_read(&wbc->dirty_blocks) * R5J_BLOCK_SIZE,
+			     READ_ONCE(conf->log_high), use);
+}
