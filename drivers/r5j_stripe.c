@@ -7,8 +7,8 @@
 #include <linux/slab.h>
 #include "r5j.h"
 
-/* write-back: partial-stripe destages in flight in a batch */
-#define R5J_DESTAGE_INFLIGHT	16
+/* write-back: partial-stripe destages in flight in a batch, per member */
+#define R5J_DESTAGE_PER_MEMBER	4
 
 /* write-back: percent of the cache free before waiting writers go on */
 #define R5J_FREE_SHARE	25
@@ -495,11 +495,11 @@ bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		list_for_each_entry(sh, &conf->dirty_list, lru)
 			idle++;
 		/*
-		 * ... but no more than R5J_DESTAGE_INFLIGHT destages at once:
-		 * deeper member queues only make the daemon, which logs the
-		 * next writes, sleep in their submission.
+		 * ... but a few per member at once: a deeper queue moves no
+		 * more data and keeps each stripe longer.
 		 */
-		over = min(idle - low, R5J_DESTAGE_INFLIGHT - (dirty - idle));
+		over = min(idle - low, R5J_DESTAGE_PER_MEMBER *
+			   conf->raid_disks - (dirty - idle));
 	}
 	if (!all && over <= 0 && !aged) {
 		spin_unlock_irq(&conf->lock);
