@@ -242,6 +242,8 @@ struct r5j_conf {
 	int nr_stripes;			/* allocated */
 	int max_nr_stripes;		/* stripe_cache_size */
 	int active_stripes;		/* count > 0 */
+	int nr_free;			/* on inactive */
+	bool stripes_blocked;		/* write-back: see r5j_get_stripe() */
 	wait_queue_head_t wait_for_stripe;
 	wait_queue_head_t wait_quiesce;
 	int quiesce;			/* 1: no new requests */

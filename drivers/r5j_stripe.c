@@ -7,6 +7,12 @@
 #include <linux/slab.h>
 #include "r5j.h"
 
+/* write-back: partial-stripe destages in flight in a batch, per member */
+#define R5J_DESTAGE_PER_MEMBER	4
+
+/* write-back: percent of the cache free before waiting writers go on */
+#define R5J_FREE_SHARE	25
+
 static struct hlist_head *stripe_hash(struct r5j_conf *conf, sector_t sector)
 {
 	return &conf->hash[hash_64(sector >> R5J_STRIPE_SHIFT, R5J_HASH_SHIFT)];
@@ -101,6 +107,7 @@ static int grow_one(struct r5j_conf *conf)
 	sh->sector = MaxSector;
 	spin_lock_irq(&conf->lock);
 	list_add_tail(&sh->lru, &conf->inactive);
+	conf->nr_free++;
 	conf->nr_stripes++;
 	spin_unlock_irq(&conf->lock);
 	wake_up(&conf->wait_for_stripe);
@@ -125,6 +132,7 @@ static bool shrink_to(struct r5j_conf *conf, int size)
 		sh = list_last_entry(&conf->inactive, struct r5j_stripe, lru);
 		list_del_init(&sh->lru);
 		hlist_del_init(&sh->hash);
+		conf->nr_free--;
 		conf->nr_stripes--;
 		spin_unlock_irq(&conf->lock);
 		free_stripe(sh, conf->pool_disks);
@@ -176,12 +184,16 @@ int r5j_cache_init(struct r5j_conf *conf)
 
 void r5j_cache_free(struct r5j_conf *conf)
 {
+	struct list_head *l;
+
 	/* stripes a destage could not finish: the journal still has them */
 	spin_lock_irq(&conf->lock);
+	list_for_each(l, &conf->dirty_list)
+		conf->nr_free++;
 	list_splice_init(&conf->dirty_list, &conf->inactive);
 	spin_unlock_irq(&conf->lock);
 	if (conf->hash)
-		WARN_ON(!shrink_to(conf, 0));
+		WARN_ON(!shrink_to(conf, 0) || conf->nr_free);
 	kfree(conf->hash);
 	conf->hash = NULL;
 	r5j_wbcache_free(conf);
@@ -234,6 +246,32 @@ int r5j_cache_repool(struct r5j_conf *conf, int disks)
 }
 
 /*
+ * Write-back: once a request has found no free stripe, later ones wait
+ * too until R5J_FREE_SHARE percent of the cache is free again (the
+ * destage batch goes on meanwhile), then all go.  Handing each freed
+ * stripe to the next waiter instead makes every write wait for a
+ * destage; this way most go straight through and a few wait a batch
+ * (Documentation/journal.md section 15, "Destage policy").  Capped by
+ * what a batch leaves free (dirty_low, stuck stripes), so that a wait
+ * never depends on the age limit.
+ */
+static bool free_enough(struct r5j_conf *conf)
+{
+	int max = conf->max_nr_stripes;
+	int keep = max(r5j_dirty_mark(conf, READ_ONCE(conf->dirty_low)),
+		       atomic_read(&conf->stuck_stripes));
+	int want = min(max * R5J_FREE_SHARE / 100, max - keep);
+
+	return conf->nr_free >= max(want, 1);
+}
+
+static bool may_take_free(struct r5j_conf *conf)
+{
+	return !list_empty(&conf->inactive) &&
+	       (!conf->stripes_blocked || free_enough(conf));
+}
+
+/*
  * Take a reference on the stripe for @sector, reusing the least recently
  * used idle stripe if it is not cached.  Sleeps for a free stripe unless
  * R5J_GET_NOBLOCK; sleeps while the array is quiesced unless
@@ -259,17 +297,22 @@ struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
 		sh = lookup(conf, sector, prev);
 		if (sh) {
 			if (atomic_inc_return(&sh->count) == 1) {
+				/* idle: inactive, dirty_list or handle_list */
+				if (!test_bit(R5J_STRIPE_ON_LIST, &sh->state) &&
+				    !test_bit(R5J_STRIPE_DIRTY, &sh->state))
+					conf->nr_free--;
 				list_del_init(&sh->lru);
 				clear_bit(R5J_STRIPE_ON_LIST, &sh->state);
 				conf->active_stripes++;
 			}
 			break;
 		}
-		if (!list_empty(&conf->inactive)) {
+		if (!list_empty(&conf->inactive) && !conf->stripes_blocked) {
 			sh = list_last_entry(&conf->inactive, struct r5j_stripe,
 					     lru);
 			list_del_init(&sh->lru);
 			hlist_del_init(&sh->hash);
+			conf->nr_free--;
 			init_stripe(conf, sh, sector, prev);
 			hlist_add_head(&sh->hash, stripe_hash(conf, sector));
 			r5j_wbcache_attach(conf, sh);	/* evicted: reload */
@@ -283,10 +326,13 @@ struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
 		}
 		atomic64_inc(&conf->stats.stripe_waits);
 		md_wakeup_thread(conf->mddev->thread);
+		if (READ_ONCE(conf->writeback))
+			conf->stripes_blocked = true;
 		wait_event_lock_irq(conf->wait_for_stripe,
-				    !list_empty(&conf->inactive) ||
+				    may_take_free(conf) ||
 				    (conf->quiesce && !(flags & R5J_GET_NOQUIESCE)),
 				    conf->lock);
+		conf->stripes_blocked = false;
 	}
 	spin_unlock_irq(&conf->lock);
 	return sh;
@@ -320,6 +366,7 @@ void r5j_release_stripe(struct r5j_stripe *sh)
 				wake_up(&conf->wait_quiesce);
 		} else {
 			list_add(&sh->lru, &conf->inactive);
+			conf->nr_free++;
 			wake_up(&conf->wait_for_stripe);
 			if (conf->quiesce)
 				wake_up(&conf->wait_quiesce);
@@ -442,10 +489,17 @@ bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		conf->destage_batch = false;
 	}
 	if (!all && conf->destage_batch) {
+		int idle = 0;
+
 		/* the idle ones beyond low (those in flight are on their way) */
-		over = -low;
 		list_for_each_entry(sh, &conf->dirty_list, lru)
-			over++;
+			idle++;
+		/*
+		 * ... but a few per member at once: a deeper queue moves no
+		 * more data and keeps each stripe longer.
+		 */
+		over = min(idle - low, R5J_DESTAGE_PER_MEMBER *
+			   conf->raid_disks - (dirty - idle));
 	}
 	if (!all && over <= 0 && !aged) {
 		spin_unlock_irq(&conf->lock);

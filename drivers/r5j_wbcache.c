@@ -291,6 +291,7 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 	sh->dirty_unit = NULL;
 	sh->sector = MaxSector;
 	list_add_tail(&sh->lru, &conf->inactive);	/* reused first */
+	conf->nr_free++;
 	return 1;
 }
 
