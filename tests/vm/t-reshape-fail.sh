@@ -136,6 +136,7 @@ say "held at sync_completed $c (sync_max $HOLD), reshape_position $pos"
 	echo "$i $during" > /tmp/bpasses
 ) &
 bpid=$!
+trap 'kill $bpid 2>/dev/null' EXIT	# a failure below ends the passes too
 sleep 1
 run mdadm $D --fail $(disk f1)
 log "$(cat /proc/mdstat)"
@@ -153,6 +154,7 @@ wait_grow_children
 wait_sync $D
 t1=$(cut -d' ' -f1 /proc/uptime)
 wait $bpid || fail "a fio pass of B failed during the degraded reshape"
+trap - EXIT
 read -r passes during < /tmp/bpasses
 say "reshape done in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s (held part included); $passes B passes, $during while it ran"
 [ "$during" -ge 1 ] || fail "no B pass ran while the reshape did"
