@@ -33,13 +33,11 @@ MODULE_PARM_DESC(reshape,
 #define R5J_RESHAPE_MAX_PAGES	1024
 
 /* Why the engine cannot run @rs (NULL: it can): forwards, adding members. */
-static const char *cannot_run(struct r5j_conf *conf,
-			      const struct r5j_reshape *rs)
+static const char *unsupported(struct r5j_conf *conf,
+			       const struct r5j_reshape *rs)
 {
 	u64 step = (u64)r5j_reshape_unit(rs) * r5j_geom_data_disks(&rs->next);
 
-	if (!READ_ONCE(reshape_param))
-		return "reshape is off: module parameter reshape=0";
 	if (conf->log)
 		return "reshape of an array with a journal not supported yet";
 	if (rs->next.level != rs->prev.level)
@@ -57,9 +55,18 @@ static const char *cannot_run(struct r5j_conf *conf,
 	return NULL;
 }
 
-static bool can_run(struct r5j_conf *conf, const struct r5j_reshape *rs)
+/*
+ * ... or why it will not start or continue it.  The veto is read only
+ * here: a reshape running when it is set finishes (the sync thread never
+ * looks at it, so it cannot leave steps behind an unwritten position with
+ * requests waiting for it); frozen or interrupted, it stays held.
+ */
+static const char *cannot_run(struct r5j_conf *conf,
+			      const struct r5j_reshape *rs)
 {
-	return !cannot_run(conf, rs);
+	if (!READ_ONCE(reshape_param))
+		return "reshape is off: module parameter reshape=0";
+	return unsupported(conf, rs);
 }
 
 /* md core: a change written to sysfs, or before continuing a reshape. */
@@ -408,7 +415,7 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	int nd = r5j_geom_data_disks(&rs->next);
 	enum r5j_reshape_need need;
 
-	if (!conf->reshaping || !can_run(conf, rs)) {
+	if (!conf->reshaping || unsupported(conf, rs)) {
 		*skipped = 1;
 		return sector_nr < mddev->resync_max_sectors ?
 		       mddev->resync_max_sectors - sector_nr : 0;

@@ -8,6 +8,7 @@
 #	  f0 f1 f2 +f3     md0  RAID5 3->4, 64K chunk, no backup file (mdadm
 #	                        moves data_offset); f1 fails mid-way, then is
 #	                        added back and rebuilt
+#	  +f4                   then 4->5, the veto set during it
 #	  (virtio, 32 MiB each, created --assume-clean)
 #
 #	boot 1  PERSONALITY: fio A (random, 0-16M) and T (the last 2 MiB of
@@ -28,7 +29,12 @@
 #  - A, the last B, T verify after it; C is written and verifies in the
 #    space the grow added;
 #  - f1 (superblock zeroed) added back: rebuilt to [4/4] [UUUU], check
-#    mismatch_cnt 0, A B T C verify again; no kernel warning.
+#    mismatch_cnt 0, A B T C verify again;
+#  - then 4->5 (f4): 2 s into it raid5j's veto reshape=0 is set (raid456:
+#    nothing set); fio writes and verifies 16 MiB over the whole old extent
+#    within 90 s (no request waits on a position the stopped engine would
+#    never write), the grow finishes (5 members, size 4 x component),
+#    that data verifies again, check 0; no kernel warning.
 # Both personalities assert the same.  First, raid5j only (raid456 makes
 # these changes): --chunk, --layout, a shrink to 2 members (after
 # --array-size) and, with the module parameter reshape=0, the grow itself
@@ -36,14 +42,14 @@
 # supported yet" (or "reshape is off"), raid_disks, chunk_size, layout,
 # size unchanged, no reshape_position; A and T verify afterwards.
 #
-# Disks: 4 x 32 MiB.  Boots: 1.  Timeout: 240 s (x VM_TIMEOUT_SCALE).
+# Disks: 5 x 32 MiB.  Boots: 1.  Timeout: 240 s (x VM_TIMEOUT_SCALE).
 
 . "$(dirname "$0")/lib.sh"
 
 HOLD=16384			# md/sync_max, sectors of each member
-vm_disks 32M f0 f1 f2 f3
+vm_disks 32M f0 f1 f2 f3 f4
 
-vm_boot --timeout 240 --env HOLD=$HOLD - f0 f1 f2 f3 <<'EOF' ||
+vm_boot --timeout 240 --env HOLD=$HOLD - f0 f1 f2 f3 f4 <<'EOF' ||
 . /test/guest-lib.sh
 load_personality
 M=1048576
@@ -187,6 +193,47 @@ fio_verify B$passes $D $(reg_B $passes) --verify_only
 fio_verify T $D $(reg_T $old) --verify_only
 fio_verify C $D $(reg_C $old) --verify_only
 pass "f1 rebuilt, check 0"
+
+# raid5j: the veto set while a grow runs stops nothing half-way: the grow
+# finishes and I/O anywhere completes (raid456 has no veto: plain grow)
+old4=$(blockdev --getsize64 $D)
+run mdadm $D --add $(disk f4)
+echo 6000 > /sys/block/md0/md/sync_speed_max
+echo 3000 > /sys/block/md0/md/sync_speed_min
+run mdadm --grow $D --raid-devices=5
+say "4->5: $(wait_reshape_line $D)"
+sleep 2
+if [ "$PERSONALITY" = raid5j ]; then
+	echo 0 > /sys/module/raid5j/parameters/reshape
+	say "4->5: reshape=0 set at reshape_position $(md_sysfs $D reshape_position), $(mdstat_reshape $D)"
+fi
+# the whole old extent, read and written while the veto is set
+reg_V="--rw=randwrite --bs=64k --iodepth=8 --size=$old4 --io_size=16m"
+# (in the background: a request stuck in the kernel cannot be killed)
+fio --name=V --filename=$D --direct=1 --ioengine=libaio $reg_V \
+	--verify=crc32c --verify_fatal=1 > /tmp/fio-v.out 2>&1 &
+vpid=$!
+t=0
+while [ -d /proc/$vpid ]; do
+	[ $t -ge 900 ] && fail "4->5: I/O during the grow not done in 90 s: $(tr '\n' ' ' < /proc/mdstat)"
+	sleep 0.1
+	t=$((t + 1))
+done
+wait $vpid || { tail -n 20 /tmp/fio-v.out; fail "4->5: fio V failed"; }
+t=0
+while reshaping $D; do
+	[ $t -ge 1200 ] && fail "4->5: reshape still running 120 s on: $(tr '\n' ' ' < /proc/mdstat)"
+	sleep 0.1
+	t=$((t + 1))
+done
+wait_sync $D
+[ "$PERSONALITY" = raid5j ] && echo 1 > /sys/module/raid5j/parameters/reshape
+expect_eq "$(md_sysfs $D raid_disks)" 5 "4->5: md/raid_disks"
+expect_eq "$(md_sysfs $D reshape_position)" none "4->5: md/reshape_position"
+expect_eq "$(blockdev --getsize64 $D)" $(($(md_sysfs $D component_size) * 4 * 1024)) "4->5: size"
+fio_verify V $D $reg_V --verify_only
+check mismatch $D
+pass "grow 4->5 finished with the veto set during it"
 run mdadm --stop $D
 check dmesg
 EOF
