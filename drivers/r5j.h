@@ -217,7 +217,7 @@ struct r5j_conf {
 	sector_t reshape_progress;	/* conf->lock */
 	sector_t reshape_safe;
 	/*
-	 * The running reshape (r5j_reshape.c, reshape_experimental): the
+	 * The running reshape (r5j_reshape.c): the
 	 * step's array range [win_lo, win_hi), where requests wait, and
 	 * requests between their window check and their last share.
 	 */
@@ -352,7 +352,6 @@ void r5j_submit_pending(struct r5j_conf *conf);
 void r5j_end_pass(struct r5j_conf *conf);
 
 /* r5j_reshape.c */
-extern bool r5j_reshape_experimental;
 int r5j_check_reshape(struct mddev *mddev);
 int r5j_start_reshape(struct mddev *mddev);
 void r5j_finish_reshape(struct mddev *mddev);

@@ -2,9 +2,10 @@
 /*
  * raid5j reshape engine (Documentation/reshape.md, sections 3 and 5):
  * check_reshape, start_reshape, the reshape branch of sync_request and
- * finish_reshape.  So far: adding members, forwards, no journal, behind
- * the module parameter reshape_experimental; everything else is refused
- * (an interrupted reshape of another kind runs held, section 5.1).
+ * finish_reshape.  So far: adding members, forwards, no journal (on by
+ * default; the module parameter reshape=0 vetoes it); everything else is
+ * refused with the reason (an interrupted reshape of another kind runs
+ * held, section 5.1).
  *
  * One step per sync_request() call, synchronously in md's sync thread:
  * close the step's array range to requests, read it through
@@ -19,25 +20,53 @@
 #include <linux/completion.h>
 #include "r5j.h"
 
-bool r5j_reshape_experimental;
-module_param_named(reshape_experimental, r5j_reshape_experimental, bool,
-		   0644);
-MODULE_PARM_DESC(reshape_experimental,
-		 "let raid5j start and continue reshapes that add members (experimental)");
+/*
+ * An administrator's veto, like writeback: with reshape=0 raid5j starts
+ * and continues no reshape (an interrupted one runs held, section 5.1).
+ */
+static bool reshape_param = true;
+module_param_named(reshape, reshape_param, bool, 0644);
+MODULE_PARM_DESC(reshape,
+		 "allow reshapes that add members (default on; 0 refuses every reshape)");
 
 /* Largest step buffer: one bio_kmalloc() bio (UIO_MAXIOV pages). */
 #define R5J_RESHAPE_MAX_PAGES	1024
 
-/* A reshape the engine can run: forwards, adding members, no journal. */
-static bool can_run(struct r5j_conf *conf, const struct r5j_reshape *rs)
+/* Why the engine cannot run @rs (NULL: it can): forwards, adding members. */
+static const char *unsupported(struct r5j_conf *conf,
+			       const struct r5j_reshape *rs)
 {
 	u64 step = (u64)r5j_reshape_unit(rs) * r5j_geom_data_disks(&rs->next);
 
-	return r5j_reshape_experimental && !conf->log && !rs->backwards &&
-	       rs->next.raid_disks > rs->prev.raid_disks &&
-	       rs->next.layout == rs->prev.layout &&
-	       rs->next.chunk_sectors == rs->prev.chunk_sectors &&
-	       step / R5J_STRIPE_SECTORS <= R5J_RESHAPE_MAX_PAGES;
+	if (conf->log)
+		return "reshape of an array with a journal not supported yet";
+	if (rs->next.level != rs->prev.level)
+		return "level change not supported yet";
+	if (rs->next.layout != rs->prev.layout)
+		return "layout change not supported yet";
+	if (rs->next.chunk_sectors != rs->prev.chunk_sectors)
+		return "chunk size change not supported yet";
+	if (rs->next.raid_disks < rs->prev.raid_disks)
+		return "removing members (shrink) not supported yet";
+	if (rs->next.raid_disks == rs->prev.raid_disks || rs->backwards)
+		return "only adding members is supported";
+	if (step / R5J_STRIPE_SECTORS > R5J_RESHAPE_MAX_PAGES)
+		return "chunk too large for a reshape step";
+	return NULL;
+}
+
+/*
+ * ... or why it will not start or continue it.  The veto is read only
+ * here: a reshape running when it is set finishes (the sync thread never
+ * looks at it, so it cannot leave steps behind an unwritten position with
+ * requests waiting for it); frozen or interrupted, it stays held.
+ */
+static const char *cannot_run(struct r5j_conf *conf,
+			      const struct r5j_reshape *rs)
+{
+	if (!READ_ONCE(reshape_param))
+		return "reshape is off: module parameter reshape=0";
+	return unsupported(conf, rs);
 }
 
 /* md core: a change written to sysfs, or before continuing a reshape. */
@@ -49,12 +78,13 @@ int r5j_check_reshape(struct mddev *mddev)
 	int err;
 
 	if (conf->reshaping) {
-		if (can_run(conf, &conf->rs))
+		why = cannot_run(conf, &conf->rs);
+		if (!why)
 			return 0;
 		if (!conf->reshape_warned)	/* reconfig_mutex held */
-			pr_warn("md/raid:%s: reshape interrupted at %llu: raid5j serves I/O but does not continue it; stop the array and assemble it under raid456 to finish\n",
+			pr_warn("md/raid:%s: reshape interrupted at %llu: raid5j serves I/O but does not continue it (%s); stop the array and assemble it under raid456 to finish\n",
 				mdname(mddev),
-				(unsigned long long)conf->reshape_safe);
+				(unsigned long long)conf->reshape_safe, why);
 		conf->reshape_warned = true;
 		return -EINVAL;
 	}
@@ -70,9 +100,10 @@ int r5j_check_reshape(struct mddev *mddev)
 	rs.next.chunk_sectors = mddev->new_chunk_sectors;
 	rs.next.raid_disks = mddev->raid_disks + mddev->delta_disks;
 	rs.dev_sectors = mddev->dev_sectors;
-	if (!can_run(conf, &rs) || r5j_reshape_check(&rs, &why)) {
-		pr_err("md/raid:%s: reshape (level, layout, chunk or device count change) is not supported by raid5j%s%s; use raid456\n",
-		       mdname(mddev), why ? ": " : "", why ? why : "");
+	why = cannot_run(conf, &rs);
+	if (why || r5j_reshape_check(&rs, &why)) {
+		pr_err("md/raid:%s: raid5j: %s: reshape refused, array unchanged\n",
+		       mdname(mddev), why);
 		return -EINVAL;
 	}
 	if (r5j_has_failed(conf))
@@ -112,22 +143,24 @@ int r5j_start_reshape(struct mddev *mddev)
 	for (i = 0; i < conf->raid_disks; i++)
 		if (r5j_repl_locked(conf, i))
 			why = "a replacement is running";
-	if (conf->reshaping || !can_run(conf, &rs))
-		why = why ?: "only adding members, with reshape_experimental";
-	else if (r5j_reshape_check(&rs, &why))
-		;
-	else if (spares < mddev->delta_disks)
-		why = "not enough spares";
-	else if (r5j_resync_offset(mddev) != MaxSector)
-		why = "resync not complete";
-	else if (r5j_has_failed(conf))
-		why = "array failed";
-	else if (conf->pool_disks < rs.next.raid_disks)
-		why = "stripe cache not resized (check_reshape)";
-	else if (r5j_reshape_end(&rs) < mddev->array_sectors)
-		why = "the reshaped array would be smaller";
+	if (!why && conf->reshaping)
+		why = "a reshape is already set up";
+	if (!why)
+		why = cannot_run(conf, &rs);
+	if (!why && !r5j_reshape_check(&rs, &why)) {
+		if (spares < mddev->delta_disks)
+			why = "not enough spares";
+		else if (r5j_resync_offset(mddev) != MaxSector)
+			why = "resync not complete";
+		else if (r5j_has_failed(conf))
+			why = "array failed";
+		else if (conf->pool_disks < rs.next.raid_disks)
+			why = "stripe cache not resized (check_reshape)";
+		else if (r5j_reshape_end(&rs) < mddev->array_sectors)
+			why = "the reshaped array would be smaller";
+	}
 	if (why) {
-		pr_err("md/raid:%s: reshape not started: %s\n", mdname(mddev),
+		pr_err("md/raid:%s: raid5j: reshape not started: %s\n", mdname(mddev),
 		       why);
 		return -EINVAL;
 	}
@@ -382,7 +415,7 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	int nd = r5j_geom_data_disks(&rs->next);
 	enum r5j_reshape_need need;
 
-	if (!conf->reshaping || !can_run(conf, rs)) {
+	if (!conf->reshaping || unsupported(conf, rs)) {
 		*skipped = 1;
 		return sector_nr < mddev->resync_max_sectors ?
 		       mddev->resync_max_sectors - sector_nr : 0;

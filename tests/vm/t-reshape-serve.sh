@@ -17,8 +17,10 @@
 #           add the last member, md/sync_max HOLD, grow by one; wait until
 #           the reshape sits at sync_max; stop.  Host: every member's
 #           superblock has the reshape in progress.
-#   boot 2  PERSONALITY: assemble.  raid5j: a kernel line "reshape
-#           interrupted at", reshape_position as boot 1 left it and still
+#   boot 2  PERSONALITY: assemble.  raid5j, loaded with reshape=0 (the
+#           veto: it starts and continues no reshape): a kernel line
+#           "reshape interrupted at", one saying why it is held (the
+#           parameter), reshape_position as boot 1 left it and still
 #           there 3 s later, no reshape line in /proc/mdstat, the size the
 #           old one.  raid456 (validation): its reshape resumes.  Both:
 #           X Y Z verify (Y straddles the position), Y2 written over Y and
@@ -93,7 +95,8 @@ for d in $R $S; do
 	vm_log "$d: reshape position $p"
 done
 
-PERSONALITY=$PERSONALITY vm_boot --timeout 300 --env "VALS=$VALS" \
+# raid5j with its reshape engine vetoed (reshape=0): the reshape is held
+R5J_MODPARAMS=reshape=0 PERSONALITY=$PERSONALITY vm_boot --timeout 300 --env "VALS=$VALS" \
 	--env "ARRAYS=$ARRAYS" - $R $S <<'GUEST' ||
 . /test/guest-lib.sh
 load_personality
@@ -117,6 +120,9 @@ while read -r md level chunk n members <&3; do
 		expect_eq "$(md_sysfs $D reshape_position)" "$POS" "$md md/reshape_position"
 		sleep 3
 		expect_eq "$(md_sysfs $D reshape_position)" "$POS" "$md md/reshape_position 3 s later"
+		dmesg | tail -n +$((LOGN + 1)) |
+			grep -q "md/raid:$md: reshape interrupted at $POS: raid5j serves I/O but does not continue it (reshape is off: module parameter reshape=0)" ||
+			fail "$md: no kernel line saying why the reshape is held"
 		grep -A3 "^$md " /proc/mdstat | grep -q 'reshape =' &&
 			fail "$md: raid5j shows a running reshape: $(tr '\n' ' ' < /proc/mdstat)"
 		expect_eq "$(blockdev --getsize64 $D)" "$OLD" "$md size mid-reshape"
