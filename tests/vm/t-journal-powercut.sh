@@ -146,7 +146,7 @@ EOF
 	acks=$(grep -c '^A ' "$VM_RESULTS")
 	echo "cycle $cycle: power cut after ${kill_ms} ms, $acks writes acknowledged, restarting without $missing"
 	wbcache=$(vm_val wbcache)
-	if [ "$JWATCH" = 1 ]; then
+	if [ "$JWATCH" = 1 ] && [ "$WRITE_PERSONALITY" = raid5j ]; then
 		jmax() {
 			sed -n "s/^VAL jstat.* $1=\([0-9]*\).*/\1/p" "$VM_RESULTS" | sort -n | tail -n 1
 		}
@@ -192,7 +192,7 @@ pass restart
 EOF
 	mismatch=$(vm_val mismatch)
 	echo "cycle $cycle: mismatch_cnt after rebuild: $mismatch"
-	if [ "$JWATCH" = 1 ]; then
+	if [ "$JWATCH" = 1 ] && [ "$RESTART_PERSONALITY" = raid5j ]; then
 		rec=$(vm_val recovered)
 		echo "cycle $cycle: recovery destaged ${rec:-?} data-only stripes"
 		if [ "$wbcache" = 1 ] && [ "$RESTART_PERSONALITY" = raid5j ] &&

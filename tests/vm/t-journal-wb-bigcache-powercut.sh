@@ -14,8 +14,18 @@
 # evicted stripes and recover more data-only stripes than the 17 the
 # stripe cache holds (t-journal-powercut.sh).  CI: RAID5, 2 cycles
 # (~2 min); long: CYCLES=N, LEVEL=6 for RAID6 (five members).
+# raid456 (6.1) loses acknowledged writes of its own write-back journal
+# behind volatile disk caches (testing.md 4c; here: 1955 of 2023 blocks in
+# the first cycle), so when it writes or recovers the cuts are plain
+# (VM_NBD_CACHE=0) unless VM_NBD_CACHE=1 is given.
 export JMODE=write-back CYCLES=${CYCLES:-2} JOURNAL_MB=${JOURNAL_MB:-64}
 export STRIPE_CACHE=${STRIPE_CACHE:-17} JWATCH=${JWATCH:-1}
-export VM_NBD_CACHE=${VM_NBD_CACHE:-1}
+nbd=1
+for p in "${PERSONALITY:-raid5j}" "${WRITE_PERSONALITY:-}" "${RESTART_PERSONALITY:-}"; do
+	[ "$p" = raid456 ] && nbd=0
+done
+[ -z "${VM_NBD_CACHE:-}" ] && [ $nbd = 0 ] &&
+	echo "note: raid456 involved: plain power cuts (VM_NBD_CACHE=1 to see its losses)"
+export VM_NBD_CACHE=${VM_NBD_CACHE:-$nbd}
 export VM_TEST=${VM_TEST:-t-journal-wb-bigcache-powercut}
 exec "$(dirname "$0")/t-journal-powercut.sh"
