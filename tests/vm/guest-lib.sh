@@ -420,16 +420,23 @@ wb_journal_cache() {
 # jstat_watch_start KEY...: sample md0's journal_stats every 0.2 s in the
 # background and keep the largest value of each KEY (gauges such as
 # evicted_stripes rise and fall between two reads) until jstat_watch_stop.
+# KEY "fill" is used_sectors + wb_reserved_sectors of one sample (the log
+# room taken, the parity reserve of the dirty stripes included).
 jstat_watch_start() {
 	rm -f /tmp/jwatch.stop /tmp/jwatch.max
 	(
 		declare -A max
 		for k in "$@"; do max[$k]=0; done
 		while :; do
+			fill=0
 			while read -r k v; do
+				case $k in
+				used_sectors | wb_reserved_sectors) fill=$((fill + v)) ;;
+				esac
 				[ -n "${max[$k]+x}" ] && [ "$v" -gt "${max[$k]}" ] 2>/dev/null &&
 					max[$k]=$v
 			done < /sys/block/md0/md/journal_stats
+			[ -n "${max[fill]+x}" ] && [ $fill -gt "${max[fill]}" ] && max[fill]=$fill
 			[ -e /tmp/jwatch.stop ] && break
 			sleep 0.2
 		done
