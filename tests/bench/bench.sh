@@ -31,12 +31,24 @@
 #   4 KiB random write qd16, 1 MiB sequential write, 4 KiB random read
 #   qd16 (RAID5) / degraded 4 KiB random read qd16 with one member failed
 #   (RAID6).
+# BENCH=issue16 (write-back part 2's numbers): throttled members, journal
+#   write-through and write-back (MODES "wt wb"), a 64 MiB journal
+#   (JOURNAL_MB), REGION 256 MiB prefilled, 10 s cells, REPEAT 1:
+#   hot4k-qd16   4 KiB random writes qd16 on a HOT (32) MiB hot set at the
+#                start of the region (smaller than the journal)
+#   sust4k-qd16  4 KiB random writes qd16 over the whole region for
+#                SUST_RUNTIME (3 x RUNTIME) s: larger than the journal once
+#                the acknowledged rate passes JOURNAL_MB / SUST_RUNTIME
+#   results.md gets an "Issue 16" table: destaged throughput (the cell and
+#   its drain) of raid5j wb, raid456 wb and raid5j wt side by side, p50 /
+#   p99, member reads per user write, journal bytes per user byte.
 #
 # Knobs (environment or make variables): QUICK, BENCH, LEVEL (5), DISKS (4),
 # CHUNK (KiB, 512), RUNTIME (s per cell: 6, QUICK 1), REGION (MiB per
 # array: 128, QUICK 16), REPEAT (runs of each cell, back to back, the best
 # one reported: 2, QUICK 1), PROFILES ("throttled unthrottled"), MODES
 # ("none wt"; also wb), WORKLOADS (names below), BENCH_IOPS (150), BENCH_MBPS (150),
+# JOURNAL_MB (journal drive: 128, issue16 64), HOT (MiB, 32), SUST_RUNTIME,
 # OUT (results/bench-<timestamp>).
 #
 # Output in OUT: results.md (tables), results.json (every cell, derived
@@ -58,13 +70,23 @@ log() { echo "bench: $*"; }
 # The knobs given, for the record (results.md names the exact command).
 given=()
 for n in QUICK BENCH LEVEL DISKS CHUNK RUNTIME REGION REPEAT PROFILES MODES \
-	 WORKLOADS BENCH_IOPS BENCH_MBPS; do
+	 WORKLOADS BENCH_IOPS BENCH_MBPS JOURNAL_MB HOT SUST_RUNTIME; do
 	[ -n "${!n:-}" ] && given+=("$n=${!n}")
 done
 
 QUICK=${QUICK:-0}
 [ "$QUICK" = 0 ] && QUICK=
 BENCH=${BENCH:-matrix}
+if [ "$BENCH" = issue16 ]; then
+	PROFILES=${PROFILES:-throttled}
+	MODES=${MODES:-wt wb}
+	REGION=${REGION:-256}
+	RUNTIME=${RUNTIME:-10}
+	REPEAT=${REPEAT:-1}
+	JOURNAL_MB=${JOURNAL_MB:-64}
+fi
+JOURNAL_MB=${JOURNAL_MB:-128}
+HOT=${HOT:-32}
 LEVEL=${LEVEL:-5}
 DISKS=${DISKS:-4}
 CHUNK=${CHUNK:-512}
@@ -75,13 +97,15 @@ PROFILES=${PROFILES:-throttled unthrottled}
 MODES=${MODES:-none wt}
 BENCH_IOPS=${BENCH_IOPS:-150}
 BENCH_MBPS=${BENCH_MBPS:-150}
+SUST_RUNTIME=${SUST_RUNTIME:-$((RUNTIME * 3))}
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=${OUT:-$root/results/bench-$STAMP}
 
 case $BENCH in
 matrix) WORKLOADS=${WORKLOADS:-rw4k-qd1 rw4k-qd16 sw64k fsw rr4k-qd16 mix7030 swfsync} ;;
 basic) WORKLOADS=${WORKLOADS:-rw4k-qd16 sw1m rr4k-qd16} ;;
-*) die "BENCH must be matrix or basic, not '$BENCH'" ;;
+issue16) WORKLOADS=${WORKLOADS:-hot4k-qd16 sust4k-qd16} ;;
+*) die "BENCH must be matrix, basic or issue16, not '$BENCH'" ;;
 esac
 case $LEVEL in 4 | 5 | 6) ;; *) die "LEVEL must be 4, 5 or 6" ;; esac
 minimum=$([ "$LEVEL" = 6 ] && echo 4 || echo 3)
@@ -128,9 +152,12 @@ ndata() {	# ndata LEVEL N
 
 # fio options of a workload; the region is the array's first REGION MiB.
 wl_args() {	# wl_args NAME FULL_STRIPE_KB
-	local common="--ioengine=libaio --direct=1 --size=${REGION}M --time_based --runtime=$RUNTIME"
-	common="$common --lat_percentiles=1 --percentile_list=50:99:99.9 --unified_rw_reporting=both"
+	local base="--ioengine=libaio --direct=1 --time_based"
+	base="$base --lat_percentiles=1 --percentile_list=50:99:99.9 --unified_rw_reporting=both"
+	local common="$base --size=${REGION}M --runtime=$RUNTIME"
 	case $1 in
+	hot4k-qd16) echo "--name=$1 $base --size=${HOT}M --runtime=$RUNTIME --rw=randwrite --bs=4k --iodepth=16 --norandommap" ;;
+	sust4k-qd16) echo "--name=$1 $base --size=${REGION}M --runtime=$SUST_RUNTIME --rw=randwrite --bs=4k --iodepth=16 --norandommap" ;;
 	rw4k-qd1) echo "--name=$1 $common --rw=randwrite --bs=4k --iodepth=1 --norandommap" ;;
 	rw4k-qd16) echo "--name=$1 $common --rw=randwrite --bs=4k --iodepth=16 --norandommap" ;;
 	sw64k) echo "--name=$1 $common --rw=write --bs=64k --iodepth=16" ;;
@@ -182,8 +209,8 @@ setup_err=$( (VM_TEST=setup; . "$root/tests/vm/lib.sh"; _vm_setup) 2>&1 ) ||
 
 member_mb=$((REGION / $(ndata 6 "$DISKS") + 160))
 export BENCH_DISKS=$DISKS BENCH_IOPS BENCH_MBPS
-export BENCH_MEMBER_SIZE=${member_mb}M BENCH_JOURNAL_SIZE=128M
-export BENCH_TIMEOUT=$((nsteps * (RUNTIME + 60) * 2 + 600))
+export BENCH_MEMBER_SIZE=${member_mb}M BENCH_JOURNAL_SIZE=${JOURNAL_MB}M
+export BENCH_TIMEOUT=$((nsteps * (SUST_RUNTIME + 60) * 2 + 600))
 
 git_rev=$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)
 cmd="make bench"
@@ -210,7 +237,9 @@ workloads='$WORKLOADS'
 throttle_iops=$BENCH_IOPS
 throttle_mbps=$BENCH_MBPS
 member_size_mb=$member_mb
-journal_size_mb=128
+journal_size_mb=$JOURNAL_MB
+hot_mb=$HOT
+sust_runtime_s=$SUST_RUNTIME
 kernel=$KVER
 git=$git_rev
 host_cpus=$(nproc)
@@ -275,7 +304,7 @@ if [ $failed = 0 ]; then
 	while read -r s what rest; do
 		if [ $((s % 2)) = 1 ]; then order="raid456 raid5j"; else order="raid5j raid456"; fi
 		case $what in
-		cell) tmo=$((RUNTIME * 4 + 120)); desc=${rest%% *} ;;
+		cell) tmo=$((SUST_RUNTIME * 4 + 300)); desc=${rest%% *} ;;
 		*) tmo=900; desc="$what ${rest}" ;;
 		esac
 		for p in $order; do

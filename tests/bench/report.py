@@ -28,7 +28,11 @@ WORKLOADS = {
     "rr4k-deg": ("4 KiB random read qd16, 1 member failed", "iops", "degread"),
     "mix7030": ("4 KiB random 70% read / 30% write qd16", "iops", "mixed"),
     "swfsync": ("64 KiB buffered seq write, fsync every 1 MiB", "mbps", "seqwrite"),
+    "hot4k-qd16": ("4 KiB random write qd16, hot set", "iops", "randwrite"),
+    "sust4k-qd16": ("4 KiB random write qd16, sustained over the region", "iops",
+                    "randwrite"),
 }
+ISSUE16 = ("hot4k-qd16", "sust4k-qd16")
 MODES = {"none": "no journal", "wt": "journal write-through",
          "wb": "journal write-back"}
 PROFILES = {
@@ -352,12 +356,18 @@ def cell_metrics(st, info):
                        if isinstance(K0[name][k], int) and k in K1[name]
                        and k not in ("ring_sectors", "tail", "head", "used_sectors",
                                      "next_seq", "dirty_stripes",
-                                     "wb_reserved_sectors")}
+                                     "wb_reserved_sectors", "evicted_stripes",
+                                     "dirty_bytes", "log_high", "dirty_high",
+                                     "dirty_low")}
     # gauges at the end of fio (before a drain)
     jend = st.get("K", {}).get("1", {}).get("journal", {})
     if "wb" in m and "dirty_stripes" in jend:
         m["wb"]["dirty_stripes_end"] = jend["dirty_stripes"]
         m["wb"]["used_sectors_end"] = jend.get("used_sectors")
+        # issue 16's gauges, where the module has them
+        for k in ("evicted_stripes", "dirty_bytes"):
+            if k in jend:
+                m["wb"][k + "_end"] = jend[k]
     wb = m.get("wb")
     if wb:
         # throughput counting the drain: the cell's I/O over fio's run
@@ -422,6 +432,12 @@ def build(outdir):
                  bs_kb=bs_kb, fio_args=fioargs, results={}, host={})
         if wl == "fsw":
             c["label"] = "full-stripe (%d KiB) sequential write qd4" % bs_kb
+        if wl in ISSUE16:
+            for a in fioargs.split():
+                if a.startswith("--size="):
+                    c["label"] += " of %s" % a[7:].replace("M", " MiB")
+                if a.startswith("--runtime=") and wl == "sust4k-qd16":
+                    c["label"] += ", %s s" % a[10:]
         for p in PERS:
             st = res[p].get(k)
             c["results"][p] = cell_metrics(st, arr["info"][p]) if st else {
@@ -604,6 +620,8 @@ def markdown(data):
             A(row)
         A("")
 
+    if any(c["workload"] in ISSUE16 for c in data["cells"]):
+        issue16_section(data, A)
     if any(c["mode"] == "wb" for c in data["cells"]):
         writeback_section(data, groups, A)
 
@@ -722,6 +740,77 @@ def markdown(data):
       "`raw/results-<personality>.txt` (guest result lines), "
       "`raw/console-<personality>.log`, charts `*.png`.")
     return "\n".join(L) + "\n"
+
+
+def issue16_section(data, A):
+    """Issue 16's numbers: raid5j wb beside raid456 wb and raid5j wt."""
+    cfg = data["config"]
+    A("## Issue 16: write-back with a journal-sized cache")
+    A("")
+    A("Journal drive %s MiB.  **destaged**: user writes per second counting "
+      "the time their data took to reach the members (write-back: fio's run "
+      "plus the drain; write-through: fio's rate, already on the members); "
+      "**ack**: fio's rate (acknowledged).  mR/w: member reads per user "
+      "write (the cell and its drain); jB/B: journal bytes written per user "
+      "byte; journal MB: written to the journal in the cell and its drain "
+      "(above the journal's size: the cell was larger than the journal); "
+      "end: raid5j's dirty stripes in RAM / evicted to the journal / dirty "
+      "MiB when fio ended (n/a: the module has no such counter).  Issue "
+      "16's targets (hot set): raid5j wb >= 2x raid456 wb and >= 3x raid5j "
+      "wt destaged, p99 no worse than raid5j wt; sustained: raid5j wb not "
+      "below raid5j wt." % cfg.get("journal_size_mb"))
+    A("")
+    keys = sorted({(c["profile"], c["level"], c["ndisks"], c["workload"])
+                   for c in data["cells"] if c["workload"] in ISSUE16},
+                  key=lambda k: (k[0], k[1], k[2], ISSUE16.index(k[3])))
+    for prof, level, n, wl in keys:
+        cs = {c["mode"]: c for c in data["cells"]
+              if (c["profile"], c["level"], c["ndisks"], c["workload"]) ==
+              (prof, level, n, wl)}
+        label = next(iter(cs.values()))["label"]
+        A("### %s, RAID%d x %d, %s" % (PROFILES.get(prof, prof), level, n, label))
+        A("")
+        A("| array | destaged IOPS | ack IOPS | p50 ms | p99 ms | drain s | "
+          "mR/w | jB/B | journal MB | end: dirty / evicted / dirty MiB |")
+        A("| --- | " + "---: | " * 9)
+        dst = {}
+        p99 = {}
+        for p, mode in (("raid5j", "wb"), ("raid456", "wb"), ("raid5j", "wt"),
+                        ("raid456", "wt")):
+            c = cs.get(mode)
+            if not c:
+                continue
+            r = c["results"][p]
+            io, wb, u = r.get("io", {}), r.get("wb", {}), r.get("user", {})
+            d = wb.get("members_iops") if mode == "wb" else r.get("iops")
+            dst[(p, mode)] = d
+            p99[(p, mode)] = r.get("lat_ms", {}).get("p99")
+            end = "–"
+            if mode == "wb" and p == "raid5j":
+                db = wb.get("dirty_bytes_end")
+                end = "%s / %s / %s" % (
+                    f(wb.get("dirty_stripes_end")), f(wb.get("evicted_stripes_end")),
+                    f(db / 1048576.0) if db is not None else "n/a")
+            A("| %s %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                p, mode, f(d), f(r.get("iops")), f(r.get("lat_ms", {}).get("p50")),
+                f(p99[(p, mode)]), f(wb.get("drain_s")) if mode == "wb" else "–",
+                f(div(io.get("member_reads"), u.get("writes"))),
+                f(io.get("journal_write_amp")),
+                f(io.get("journal_write_bytes", 0) / 1e6) if "journal_write_bytes" in io else "–",
+                end))
+        A("")
+        a, b, w = dst.get(("raid5j", "wb")), dst.get(("raid456", "wb")), dst.get(("raid5j", "wt"))
+        line = []
+        if a is not None and b:
+            line.append("raid5j wb / raid456 wb %s" % ratio_s(a / b))
+        if a is not None and w:
+            line.append("raid5j wb / raid5j wt %s" % ratio_s(a / w))
+        pa, pw = p99.get(("raid5j", "wb")), p99.get(("raid5j", "wt"))
+        if pa is not None and pw is not None:
+            line.append("p99 raid5j wb %s ms vs wt %s ms" % (f(pa), f(pw)))
+        if line:
+            A("Destaged: " + "; ".join(line) + ".")
+            A("")
 
 
 def writeback_section(data, groups, A):

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-journal-wb-bigcache-full: the journal full under sustained random
+# writes (issue 16).  RAID5 of 4 x 48 MiB (LEVEL=6: 5 members), 16K chunk,
+# a 16 MiB journal, write-back.  Two fio writers, each over its own 48 MiB
+# (96 MiB in all, six times the journal), write 4 KiB random blocks qd16,
+# WRITE_MB (48) MiB in all: three times the journal, then each reads its
+# blocks back and checks them (crc32c).
+#   - no hang: the writes and the verify end within LIMIT_S (300) s (a
+#     watchdog fails the test with journal_stats and the blocked tasks);
+#   - writers resume: md0's completed I/Os, sampled every second, never
+#     stand still longer than STALL_S (60) s while fio runs;
+#   - then the switch to write-through drains, dirty_stripes 0, fio's
+#     verify_only passes again, check: mismatch_cnt 0.
+# raid5j with the journal cache (writeback_journal_cache=1; skipped with a
+# SAY line otherwise): the journal filled (writers waited for log space,
+# space_waits > 0, or the log's used sectors plus the dirty stripes' parity
+# reserve reached writeback_log_high % of the ring), stripes were evicted,
+# dirty_bytes never above the ring; after the switch dirty_bytes 0.
+# Without the cache the stripe cache bounds the dirty data and the
+# journal does not fill (the sampled maximum is reported).  ~1.5 minutes.
+
+. "$(dirname "$0")/lib.sh"
+
+LEVEL=${LEVEL:-5}
+D="d0 d1 d2 d3"
+[ "$LEVEL" = 6 ] && D="d0 d1 d2 d3 d4"
+vm_disks 48M $D
+vm_disk j 16M
+
+vm_boot --timeout 600 --env D="$D" --env LEVEL="$LEVEL" \
+	--env WRITE_MB="${WRITE_MB:-48}" --env LIMIT_S="${LIMIT_S:-300}" \
+	--env STALL_S="${STALL_S:-60}" - $D j <<'EOF' || vm_fail "boot"
+. /test/guest-lib.sh
+load_personality
+MD=/sys/block/md0/md
+wbc=false
+wb_journal_cache && wbc=true
+n=$(echo $D | wc -w)
+run mdadm --create /dev/md0 --run --level=$LEVEL --raid-devices=$n \
+	--chunk=16 --assume-clean --bitmap=none --write-journal=$(disk j) $(disks $D)
+journal_mode write-back
+per=$((WRITE_MB / 2))
+FIO="--rw=randwrite --bs=4k --iodepth=16 --numjobs=2 --size=48M \
+	--offset_increment=48M --io_size=${per}M --randseed=7 --group_reporting"
+
+# progress: seconds without a completed md0 I/O while fio runs
+(
+	last=0 still=0 worst=0
+	while [ ! -e /tmp/fio.done ]; do
+		read -r r _ _ _ w _ < /sys/block/md0/stat
+		w=$((r + w))
+		if [ "$w" = "$last" ]; then
+			still=$((still + 1))
+			[ $still -gt $worst ] && worst=$still
+		else
+			still=0 last=$w
+		fi
+		echo "$worst" > /tmp/stall.worst
+		sleep 1
+	done
+) &
+# watchdog: a hang fails here, with what the array was doing
+(
+	sleep "$LIMIT_S"
+	[ -e /tmp/fio.done ] && exit 0
+	cat $MD/journal_stats 2>/dev/null
+	echo w > /proc/sysrq-trigger
+	result "FAIL $R5J_TEST: fio not done after $LIMIT_S s: $(tr '\n' ' ' < $MD/journal_stats 2>/dev/null | cut -c1-400)"
+) &
+wd=$!
+[ "$PERSONALITY" = raid5j ] &&
+	jstat_watch_start used_sectors fill evicted_stripes dirty_bytes dirty_stripes
+t0=$(cut -d' ' -f1 /proc/uptime)
+# shellcheck disable=SC2086
+fio_verify full /dev/md0 $FIO
+t1=$(cut -d' ' -f1 /proc/uptime)
+: > /tmp/fio.done
+kill $wd 2>/dev/null
+sleep 1.2
+stall=$(cat /tmp/stall.worst)
+say "$((WRITE_MB)) MiB of random 4K writes + verify: $(echo "$t1 $t0" | awk '{ print $1 - $2 }') s, longest stall of md0's I/O ${stall} s"
+[ "$stall" -le "$STALL_S" ] || fail "md0's I/O stood still for $stall s (limit $STALL_S)"
+if [ "$PERSONALITY" = raid5j ]; then
+	jstat_watch_stop
+	ring=$(jstat ring_sectors)
+	um=$(jstat_max used_sectors) fm=$(jstat_max fill)
+	pct=$((fm * 100 / ring))
+	sw=$(jstat space_waits)
+	say "journal: ring $ring sectors, max used $um ($((um * 100 / ring)) %), max used + parity reserve $fm ($pct %), max evicted_stripes $(jstat_max evicted_stripes), max dirty_bytes $(jstat_max dirty_bytes), max dirty_stripes $(jstat_max dirty_stripes), space_waits $sw, evictions $(jstat evictions), journal_reads $(jstat journal_reads), log_high $(jstat log_high)"
+	if $wbc; then
+		h=$(cat $MD/writeback_log_high 2>/dev/null) || fail "no writeback_log_high in sysfs"
+		[ "$sw" -gt 0 ] || [ "$pct" -ge "$h" ] ||
+			fail "the journal never filled: no space wait, at most $pct % used or reserved (writeback_log_high $h %)"
+		[ "$(jstat_max evicted_stripes)" -gt 0 ] || fail "no stripe evicted"
+		[ "$(jstat_max dirty_bytes)" -le $((ring * 512)) ] ||
+			fail "dirty_bytes $(jstat_max dirty_bytes) above the ring ($((ring * 512)))"
+	fi
+fi
+journal_mode write-through
+if [ "$PERSONALITY" = raid5j ]; then
+	expect_eq "$(jstat dirty_stripes)" 0 "dirty_stripes after the switch"
+	$wbc && expect_eq "$(jstat dirty_bytes)" 0 "dirty_bytes after the switch"
+fi
+# shellcheck disable=SC2086
+fio_verify full /dev/md0 $FIO --verify_only
+check mismatch /dev/md0
+run mdadm --stop /dev/md0
+check dmesg
+pass
+EOF
+exit 0
