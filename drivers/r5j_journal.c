@@ -421,6 +421,8 @@ again:
 	else
 		err = add_stripe(log, sh, &spare, &full, what);
 	if (err == -EAGAIN && !full && what == R5J_LOG_PARITY) {
+		/* the oldest unit's destages always fit: a miscount */
+		WARN_ON_ONCE(pins_oldest(log, sh));
 		sh->write_stage = R5J_W_PARKED;
 		atomic_inc(&sh->count);	/* the parked list's reference */
 		list_add_tail(&sh->log_list, &log->parked_wb);
