@@ -230,7 +230,8 @@ static u64 room_left(struct r5j_journal *log, u64 more)
 static bool pins_oldest(struct r5j_journal *log, struct r5j_stripe *sh)
 {
 	return sh->dirty_unit && sh->dirty_unit ==
-		list_first_entry(&log->units, struct r5j_log_unit, list);
+		list_first_entry_or_null(&log->units, struct r5j_log_unit,
+					 list);
 }
 
 /*
