@@ -190,10 +190,48 @@ static unsigned int stripe_log_pages(struct r5j_stripe *sh,
 	return pages + conf->max_degraded;
 }
 
-/* Ring kept per dirty stripe for its destage: parity and a meta block. */
+/* Ring kept per dirty stripe for its destage: its parity pages. */
 static u64 wb_reserve(struct r5j_conf *conf)
 {
-	return (u64)(conf->max_degraded + 1) * R5J_BLOCK_SECTORS;
+	return (u64)conf->max_degraded * R5J_BLOCK_SECTORS;
+}
+
+/*
+ * Sectors kept for @stripes dirty stripes whose parity is not logged
+ * (log->lock held): their parity pages, the meta blocks the destages of
+ * the oldest unit's stripes may take, and those of recovery's batched
+ * parity transactions (Documentation/journal.md, rule 8).
+ */
+u64 r5j_journal_wb_kept(struct r5j_journal *log, u64 stripes)
+{
+	int p = log->conf->max_degraded;
+	u64 meta;
+
+	if (!stripes)
+		return 0;
+	meta = min_t(u64, stripes, log->pin_cap) +
+		DIV_ROUND_UP_ULL(stripes, r5j_parity_batch(p));
+	return (stripes * p + meta) * R5J_BLOCK_SECTORS;
+}
+
+/* Room beyond what dirty stripes keep, @more of them counted (lock held). */
+static u64 room_left(struct r5j_journal *log, u64 more)
+{
+	u64 free = free_sectors(log);
+	u64 kept = r5j_journal_wb_kept(log, log->wb_stripes + more);
+
+	return free > kept ? free - kept : 0;
+}
+
+/*
+ * Does @sh pin the oldest unit?  Its destage's parity may then use the
+ * meta blocks kept for it (rule 8): only releasing that unit frees ring.
+ */
+static bool pins_oldest(struct r5j_journal *log, struct r5j_stripe *sh)
+{
+	return sh->dirty_unit && sh->dirty_unit ==
+		list_first_entry_or_null(&log->units, struct r5j_log_unit,
+					 list);
 }
 
 /*
@@ -221,28 +259,38 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	struct r5j_log_unit *unit = log->open;
 	u32 meta_bytes, csums[R5J_MAX_PARITY_PAGES];
 	unsigned int pages = stripe_log_pages(sh, what, &meta_bytes);
-	u64 need = (u64)pages * R5J_BLOCK_SECTORS, room, reserve = 0;
+	u64 need = (u64)pages * R5J_BLOCK_SECTORS, room;
+	bool pin = false;
 	u32 off;
 	void *meta;
 	int i, p;
 
 	/*
-	 * Dirty stripes' destages must never wait for space that only their
-	 * own destage frees: their parity has room kept (wb_reserved) that
-	 * nothing else may take.  A stripe becoming dirty keeps its share.
+	 * The destages of the stripes pinning the oldest unit must never
+	 * wait for space that only they free: dirty stripes keep room
+	 * nothing else may take (rule 8).  A stripe becoming dirty is
+	 * counted first; a destage uses its own parity pages, and if it
+	 * pins the oldest unit, the meta blocks kept too.
 	 */
-	room = free_sectors(log);
-	room = room > log->wb_reserved ? room - log->wb_reserved : 0;
-	if (what == R5J_LOG_PARITY)
-		room += wb_reserve(conf);
-	else if (what == R5J_LOG_DATA &&
-		 !test_bit(R5J_STRIPE_DIRTY, &sh->state))
-		reserve = wb_reserve(conf);
+	if (what == R5J_LOG_DATA && !test_bit(R5J_STRIPE_DIRTY, &sh->state))
+		pin = true;
+	room = room_left(log, pin);
+	if (what == R5J_LOG_PARITY) {
+		u64 free = free_sectors(log), pages_kept;
+
+		pages_kept = (log->wb_stripes ? log->wb_stripes - 1 : 0) *
+			wb_reserve(conf);
+		if (pins_oldest(log, sh))
+			room = free > pages_kept ? free - pages_kept : 0;
+		else
+			room += wb_reserve(conf);
+	}
 
 	if (unit && (unit->pages + pages > R5J_UNIT_MAX_PAGES ||
 		     r5j_meta_size(page_address(unit->meta)) + meta_bytes >
 		     R5J_BLOCK_SIZE ||
-		     unit->sectors + need > unit_cap(log))) {
+		     unit->sectors + need > unit_cap(log) ||
+		     (pin && unit->pinners >= log->pin_cap))) {
 		/* full: the caller sends it */
 		*full = unit;
 		log->open = NULL;
@@ -250,7 +298,7 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	}
 	if (!unit)
 		need += R5J_BLOCK_SECTORS;
-	if (need + reserve > room)
+	if (need > room)
 		return -EAGAIN;
 	if (!unit) {
 		if (!*spare)
@@ -297,9 +345,12 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	sh->write_stage = R5J_W_LOGGING;
 	atomic_inc(&sh->count);		/* the unit's reference */
 	list_add_tail(&sh->log_list, &unit->stripes);
-	log->wb_reserved += reserve;
-	if (what == R5J_LOG_PARITY)
-		log->wb_reserved -= min(log->wb_reserved, wb_reserve(conf));
+	if (pin) {
+		unit->pinners++;
+		log->wb_stripes++;
+	}
+	if (what == R5J_LOG_PARITY && log->wb_stripes)
+		log->wb_stripes--;
 	log->stats.stripes++;
 	if (what == R5J_LOG_DATA) {
 		log->stats.cached_writes++;
@@ -350,9 +401,10 @@ again:
 
 /*
  * Write-back: log @sh's data (R5J_LOG_DATA) or its destage parity
- * (R5J_LOG_PARITY) without parking.  Data-only stripes do not queue behind
- * parked ones (they are other stripes: no order to keep), and a destage
- * has room kept for it.  -EAGAIN: no room (data only).
+ * (R5J_LOG_PARITY).  Neither queues behind parked write-through stripes
+ * (they are other stripes: no order to keep).  -EAGAIN: no room (data
+ * only); a destage's parity without room parks on log->parked_wb until
+ * the oldest unit's destages and reclaim free some (rule 8).
  */
 static int write_unparked(struct r5j_journal *log, struct r5j_stripe *sh,
 			  enum r5j_log_what what)
@@ -369,6 +421,14 @@ again:
 		err = -EIO;
 	else
 		err = add_stripe(log, sh, &spare, &full, what);
+	if (err == -EAGAIN && !full && what == R5J_LOG_PARITY) {
+		/* the oldest unit's destages always fit: a miscount */
+		WARN_ON_ONCE(pins_oldest(log, sh));
+		sh->write_stage = R5J_W_PARKED;
+		atomic_inc(&sh->count);	/* the parked list's reference */
+		list_add_tail(&sh->log_list, &log->parked_wb);
+		log->stats.parity_waits++;
+	}
 	spin_unlock_irq(&log->lock);
 	if (full)
 		submit_unit(log, full);
@@ -377,9 +437,9 @@ again:
 	if (spare)
 		free_unit(spare);
 	if (err == -EAGAIN) {
-		if (WARN_ON_ONCE(what == R5J_LOG_PARITY))
-			err = -EIO;	/* the reserve was miscounted */
 		wake_reclaim(log);
+		if (what == R5J_LOG_PARITY)
+			err = 0;	/* parked */
 	}
 	return err;
 }
@@ -424,11 +484,8 @@ bool r5j_journal_data_fits(struct r5j_journal *log, struct r5j_stripe *sh,
 {
 	u64 need = (u64)(pages + 1) * R5J_BLOCK_SECTORS, room;
 
-	if (!test_bit(R5J_STRIPE_DIRTY, &sh->state))
-		need += wb_reserve(sh->conf);
 	spin_lock_irq(&log->lock);
-	room = free_sectors(log);
-	room = room > log->wb_reserved ? room - log->wb_reserved : 0;
+	room = room_left(log, !test_bit(R5J_STRIPE_DIRTY, &sh->state));
 	spin_unlock_irq(&log->lock);
 	return need <= room;
 }
@@ -475,7 +532,7 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 	struct r5j_log_unit *unit;
 
 	spin_lock_irq(&log->lock);
-	use = log->used + log->wb_reserved;
+	use = log->used + r5j_journal_wb_kept(log, log->wb_stripes);
 	if (log->failed || use * 100 <= ring * high) {
 		spin_unlock_irq(&log->lock);
 		return false;
@@ -499,7 +556,8 @@ static void release_parked(struct r5j_journal *log)
 	LIST_HEAD(list);
 
 	spin_lock_irq(&log->lock);
-	list_splice_init(&log->parked, &list);
+	list_splice_init(&log->parked_wb, &list);
+	list_splice_tail_init(&log->parked, &list);
 	spin_unlock_irq(&log->lock);
 	list_for_each_entry_safe(sh, tmp, &list, log_list) {
 		list_del_init(&sh->log_list);
@@ -507,6 +565,45 @@ static void release_parked(struct r5j_journal *log)
 		set_bit(R5J_STRIPE_HANDLE, &sh->state);
 		r5j_release_stripe(sh);	/* the parked list's reference */
 	}
+}
+
+/*
+ * Log the parity of parked destages that fit now (daemon), each on its
+ * own: the oldest unit's may pass newer ones (rule 8).
+ */
+static void retry_parked_wb(struct r5j_journal *log,
+			    struct r5j_log_unit **spare)
+{
+	struct r5j_log_unit *full;
+	struct r5j_stripe *sh, *tmp;
+	int err;
+
+again:
+	if (!log->open && !*spare)
+		*spare = new_unit(log);
+	full = NULL;
+	err = 0;
+	spin_lock_irq(&log->lock);
+	list_for_each_entry_safe(sh, tmp, &log->parked_wb, log_list) {
+		if (log->failed)
+			break;
+		list_del_init(&sh->log_list);
+		err = add_stripe(log, sh, spare, &full, R5J_LOG_PARITY);
+		if (!err) {
+			/* add_stripe took its own reference: drop the park's */
+			atomic_dec(&sh->count);
+		} else {
+			/* back where it was, before the next one */
+			list_add_tail(&sh->log_list, &tmp->log_list);
+		}
+		if (full || err == -ENOMEM)
+			break;
+	}
+	spin_unlock_irq(&log->lock);
+	if (full)
+		submit_unit(log, full);
+	if (full || err == -ENOMEM)
+		goto again;	/* a new unit for the rest */
 }
 
 /* Move parked stripes into units while there is room (daemon). */
@@ -520,6 +617,7 @@ static void retry_parked(struct r5j_journal *log)
 		release_parked(log);
 		return;
 	}
+	retry_parked_wb(log, &spare);
 	while (!err) {
 		if (!log->open && !spare)
 			spare = new_unit(log);
@@ -574,6 +672,7 @@ void r5j_journal_stripe_done(struct r5j_journal *log, struct r5j_stripe *sh)
 	    unit->state == R5J_UNIT_RELEASED) {
 		unit->state = R5J_UNIT_DONE;
 		wake = !list_empty(&log->parked) ||
+			!list_empty(&log->parked_wb) ||
 			log->used * R5J_RECLAIM_DIVISOR >= log->fmt.ring_sectors;
 	}
 	spin_unlock_irq(&log->lock);
@@ -813,7 +912,8 @@ bool r5j_journal_idle(struct r5j_journal *log)
 	bool idle;
 
 	spin_lock_irq(&log->lock);
-	idle = list_empty(&log->parked) && !log->open;
+	idle = list_empty(&log->parked) && list_empty(&log->parked_wb) &&
+		!log->open;
 	spin_unlock_irq(&log->lock);
 	return idle;
 }
@@ -823,7 +923,8 @@ bool r5j_journal_empty(struct r5j_journal *log)
 	bool empty;
 
 	spin_lock_irq(&log->lock);
-	empty = !log->failed && list_empty(&log->parked) && !log->open &&
+	empty = !log->failed && list_empty(&log->parked) &&
+		list_empty(&log->parked_wb) && !log->open &&
 		list_empty(&log->units);
 	spin_unlock_irq(&log->lock);
 	return empty;
@@ -893,7 +994,7 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 	log->tail = pos;
 	log->head = r5j_ring_add(&log->fmt, pos, R5J_BLOCK_SECTORS);
 	log->used = R5J_BLOCK_SECTORS;
-	log->wb_reserved = 0;	/* every unit done: no dirty stripe left */
+	log->wb_stripes = 0;	/* every unit done: no dirty stripe left */
 	log->stats.empty_units++;
 	log->stats.reclaims++;
 	spin_unlock_irq(&log->lock);
@@ -912,7 +1013,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 
 	spin_lock_irq(&log->lock);
 	st = log->stats;
-	wb_reserved = log->wb_reserved;
+	wb_reserved = r5j_journal_wb_kept(log, log->wb_stripes);
 	used = log->used;
 	ring = log->fmt.ring_sectors;
 	tail = log->tail;
@@ -935,7 +1036,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "destaged_full %llu\ndestaged_partial %llu\n"
 			  "destage_reads %llu\nrecovered_wb_stripes %llu\n"
 			  "destaged_rmw %llu\ndestage_reads_saved %llu\n"
-			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n",
+			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n"
+			  "parity_waits %llu\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.empty_units, st.stripes, st.data_pages,
 			  st.parity_pages, st.meta_bytes, st.reclaims,
@@ -951,7 +1053,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  st.destage_reads_saved,
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_high)),
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
-			  READ_ONCE(log->conf->destage_batches));
+			  READ_ONCE(log->conf->destage_batches),
+			  st.parity_waits);
 	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 
@@ -999,9 +1102,14 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 		kfree(log);
 		return -EINVAL;
 	}
+	/* stripes one unit may pin: a small part of the ring (rule 8) */
+	log->pin_cap = clamp_t(u64, div_u64(log->fmt.ring_sectors,
+					    R5J_BLOCK_SECTORS * 32),
+			       1, R5J_UNIT_MAX_PINS);
 	spin_lock_init(&log->lock);
 	INIT_LIST_HEAD(&log->units);
 	INIT_LIST_HEAD(&log->parked);
+	INIT_LIST_HEAD(&log->parked_wb);
 	err = bioset_init(&log->bs, 4, 0, BIOSET_NEED_BVECS);
 	if (err)
 		goto fail;

@@ -40,7 +40,8 @@ int r5j_journal_write_stripe(struct r5j_journal *log, struct r5j_stripe *sh);
  * write_data: log the stripe's written blocks alone (no parity); -EAGAIN
  *   if the ring has no room for them and a later parity (nothing parked).
  * write_parity: a destage logs the parity of its dirty stripe in the room
- *   write_data kept for it; never parks.
+ *   kept for it; parks (R5J_W_PARKED) until reclaim frees room unless its
+ *   stripe pins the oldest unit (rule 8).
  * data_stable: the data-only unit is stable (bios acknowledged): the
  *   stripe's oldest unit with dirty data stays pinned until its destage.
  * destaged: the members have every dirty block: unpin.

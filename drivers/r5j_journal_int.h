@@ -9,6 +9,9 @@
 #define R5J_UNIT_MAX_PAGES	(BIO_MAX_VECS - 1)	/* meta + pages: one bio */
 /* members whose payloads fit one meta block: (4096 - 32) / 20 */
 #define R5J_MAX_JOURNAL_DISKS	203
+/* data payloads in one meta block: at most so many stripes pin a unit */
+#define R5J_UNIT_MAX_PINS	((R5J_BLOCK_SIZE - R5J_META_HDR_SIZE) / \
+				 (R5J_DATA_PAYLOAD_SIZE + 4))
 #define R5J_RECLAIM_DIVISOR	4	/* reclaim once 1/4 of the ring is done */
 #define R5J_RECLAIM_PERIOD	(5 * HZ)	/* and at least this often */
 
@@ -30,6 +33,7 @@ struct r5j_log_unit {
 	u32 sectors;			/* meta block + pages */
 	u32 pages;
 	int stripes_pending;		/* not yet on the members */
+	u32 pinners;			/* stripes that became dirty in it */
 	enum r5j_unit_state state;
 	blk_status_t status;
 	atomic_t io_pending;
@@ -58,6 +62,7 @@ struct r5j_journal_stats {
 	u64 recovered_wb_stripes;	/* data-only stripes destaged at assembly */
 	u64 destaged_rmw;	/* of destaged_partial: rmw */
 	u64 destage_reads_saved;	/* member reads rmw saved over rcw */
+	u64 parity_waits;	/* destage parity parked for space */
 };
 
 struct r5j_journal {
@@ -74,9 +79,11 @@ struct r5j_journal {
 	struct list_head units;
 	struct r5j_log_unit *open;	/* daemon only */
 	struct list_head parked;	/* stripes waiting for space */
+	struct list_head parked_wb;	/* destage parity waiting for space */
 	bool failed;
 	bool failed_flushed;		/* reclaim thread: members flushed */
-	u64 wb_reserved;		/* sectors kept for dirty stripes' parity */
+	u64 wb_stripes;			/* dirty stripes, parity not logged */
+	u32 pin_cap;			/* stripes a unit may pin (rule 8) */
 	bool wb_logged;			/* mode the newest meta block records */
 	struct r5j_journal_stats stats;
 
@@ -88,6 +95,18 @@ struct r5j_journal {
 	struct page *empty_page;	/* r5j_journal_write_empty() */
 };
 
+/*
+ * Stripes whose parity one PARITY-only transaction carries: one meta
+ * block's payloads, and pages within one unit (journal.md rule 8).
+ */
+static inline unsigned int r5j_parity_batch(int max_degraded)
+{
+	return min_t(unsigned int, (R5J_BLOCK_SIZE - R5J_META_HDR_SIZE) /
+		     (R5J_DATA_PAYLOAD_SIZE + 4 * max_degraded),
+		     R5J_UNIT_MAX_PAGES / max_degraded);
+}
+
+u64 r5j_journal_wb_kept(struct r5j_journal *log, u64 stripes);
 int r5j_journal_recover(struct r5j_journal *log);
 unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf);
 int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq);

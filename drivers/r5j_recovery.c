@@ -86,6 +86,16 @@ struct rec_ctx {
 	struct r5j_parity_work pw;
 	u64 wb_pos, wb_seq, wb_stripes;
 	bool wb_mode;			/* the log's last meta block: write-back */
+	/* stripes whose parity pages are written, meta block not yet */
+	struct rec_batch *batch;	/* r5j_parity_batch() entries */
+	struct md_rdev **batch_rerr;	/* per entry, raid_disks */
+	unsigned int nbatch;
+};
+
+struct rec_batch {
+	struct rec_stripe *rs;
+	u64 pos[R5J_MAX_PARITY_PAGES];	/* ring sector of each parity page */
+	u32 csum[R5J_MAX_PARITY_PAGES];
 };
 
 static int read_log_block(void *ctx, u64 sector, void *buf)
@@ -476,14 +486,78 @@ static int destage_lost(struct rec_ctx *rc, struct rec_stripe *rs,
 }
 
 /*
+ * Seal the batch: its meta block (FUA) after its parity pages makes one
+ * PARITY-only transaction; then, and only then, each stripe's logged data
+ * and parity go to the members, read back from the log.
+ */
+static int flush_batch(struct rec_ctx *rc)
+{
+	struct r5j_conf *conf = rc->conf;
+	struct r5j_journal *log = rc->log;
+	int p = conf->max_degraded, m, err = 0;
+	unsigned int i, n = rc->nbatch;
+	struct r5j_stripe_map map;
+
+	if (!n)
+		return 0;
+	r5j_meta_init(page_address(rc->meta), rc->wb_pos, rc->wb_seq);
+	for (i = 0; i < n; i++)
+		r5j_meta_add_parity(page_address(rc->meta),
+				    rc->batch[i].rs->sector, rc->batch[i].csum,
+				    p);
+	r5j_meta_set_writeback(page_address(rc->meta), conf->writeback);
+	r5j_meta_seal(page_address(rc->meta), log->fmt.seed);
+	if (!sync_page_io(log->rdev, rc->wb_pos, PAGE_SIZE, rc->meta,
+			  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
+		return -EIO;
+	rc->wb_pos = r5j_ring_add(&log->fmt, rc->wb_pos,
+				  (1 + (u64)n * p) * R5J_BLOCK_SECTORS);
+	rc->wb_seq++;
+	rc->nbatch = 0;
+
+	for (i = 0; i < n; i++) {
+		struct rec_stripe *rs = rc->batch[i].rs;
+		struct md_rdev **rerr = rc->batch_rerr + i * conf->raid_disks;
+
+		r5j_stripe_parity(&conf->geom, rs->sector, &map);
+		for (m = 0; m < conf->raid_disks && !err; m++) {
+			if (m == map.pd_idx || m == map.qd_idx)
+				err = load_page(rc, rc->batch[i].pos[m ==
+						map.qd_idx], rc->batch[i].csum[m ==
+						map.qd_idx], rc->pages[m]);
+			else if (rs->blocks[m].pos)
+				err = load_page(rc, rs->blocks[m].pos - 1,
+						rs->blocks[m].csum,
+						rc->pages[m]);
+			else
+				continue;	/* clean: the members have it */
+			if (err)
+				break;
+			write_page(rc, rs->sector, m, rc->pages[m]);
+			if (rerr[m])
+				fix_read_error(rc, rerr[m], rs->sector,
+					       rc->pages[m], true);
+		}
+		if (err) {
+			/* the rest stay in the table, freed with it */
+			return err;
+		}
+		rc->wb_stripes++;
+		free_rec_stripe(rc, rs);
+	}
+	return 0;
+}
+
+/*
  * Write-back: a stripe whose data is logged without parity (nothing after
  * it says it reached the members).  The members still hold the stripe as
  * it was before that data, consistent, since a destage logs its parity
  * before it writes a member.  So: rebuild what a missing member held from
- * the members alone, put the logged data over it, compute parity, log the
- * parity as a transaction of its own right after the log (stable before
- * any member is touched: a crash from here on replays the stripe as a
- * write-through one), then write the logged data and the parity.
+ * the members alone, put the logged data over it, compute parity, write
+ * the parity pages right after the log; flush_batch() logs the meta block
+ * of a batch of such stripes (stable before any member is touched: a
+ * crash from then on replays them as write-through stripes), then writes
+ * their logged data and parity.  1: @rs is the batch's (freed by it).
  */
 static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 {
@@ -491,10 +565,11 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 	struct r5j_journal *log = rc->log;
 	int failed[2], nfailed = 0, old_failed[2], nold = 0, i, m, err;
 	void **blocks = conf->blocks, **old = conf->rmw_data;
-	u32 csums[R5J_MAX_PARITY_PAGES];
 	struct r5j_stripe_map map;
 	bool need_old = false, written;
-	u64 pos, at;
+	struct md_rdev **rerr;
+	struct rec_batch *be;
+	u64 pos;
 
 	memset(rc->rerr, 0, conf->raid_disks * sizeof(*rc->rerr));
 	bitmap_zero(rc->unknown, conf->raid_disks);
@@ -544,41 +619,40 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 	}
 	r5j_compute_parity(&conf->geom, &map, blocks, &rc->pw);
 
-	/* the parity transaction, pages first, each FUA, then its meta */
-	pos = rc->wb_pos;
+	/* the parity pages after those of the batch so far, each FUA */
+	be = &rc->batch[rc->nbatch];
+	rerr = rc->batch_rerr + rc->nbatch * conf->raid_disks;
+	pos = r5j_ring_add(&log->fmt, rc->wb_pos, (1 + (u64)rc->nbatch *
+			   conf->max_degraded) * R5J_BLOCK_SECTORS);
 	for (i = 0; i < conf->max_degraded; i++) {
 		m = i ? map.qd_idx : map.pd_idx;
-		csums[i] = r5j_page_csum(log->fmt.seed, blocks[m]);
-		at = r5j_ring_add(&log->fmt, pos,
-				  (u64)(i + 1) * R5J_BLOCK_SECTORS);
-		if (!sync_page_io(log->rdev, at, PAGE_SIZE, rc->pages[m],
+		be->csum[i] = r5j_page_csum(log->fmt.seed, blocks[m]);
+		be->pos[i] = r5j_ring_add(&log->fmt, pos,
+					  (u64)i * R5J_BLOCK_SECTORS);
+		if (!sync_page_io(log->rdev, be->pos[i], PAGE_SIZE,
+				  rc->pages[m],
 				  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
 			return -EIO;
 	}
-	r5j_meta_init(page_address(rc->meta), pos, rc->wb_seq);
-	r5j_meta_add_parity(page_address(rc->meta), rs->sector, csums,
-			    conf->max_degraded);
-	r5j_meta_set_writeback(page_address(rc->meta), conf->writeback);
-	r5j_meta_seal(page_address(rc->meta), log->fmt.seed);
-	if (!sync_page_io(log->rdev, pos, PAGE_SIZE, rc->meta,
-			  REQ_OP_WRITE | REQ_FUA | REQ_SYNC, false))
-		return -EIO;
-	rc->wb_pos = r5j_ring_add(&log->fmt, pos,
-				  (u64)(conf->max_degraded + 1) *
-				  R5J_BLOCK_SECTORS);
-	rc->wb_seq++;
-
 	for (m = 0; m < conf->raid_disks; m++) {
 		written = m == map.pd_idx || m == map.qd_idx ||
 			  old[m] != blocks[m];
-		if (written)
-			write_page(rc, rs->sector, m, rc->pages[m]);
-		if (rc->rerr[m])
+		rerr[m] = written ? rc->rerr[m] : NULL;
+		/*
+		 * A clean block rebuilt from the old stripe: writing it back
+		 * now changes nothing the members hold (rule 7).
+		 */
+		if (!written && rc->rerr[m])
 			fix_read_error(rc, rc->rerr[m], rs->sector,
-				       rc->pages[m], written);
+				       rc->pages[m], false);
 	}
-	rc->wb_stripes++;
-	return 0;
+	be->rs = rs;
+	if (++rc->nbatch == r5j_parity_batch(conf->max_degraded)) {
+		err = flush_batch(rc);
+		if (err)
+			return err;
+	}
+	return 1;
 lost:
 	return destage_lost(rc, rs, &map);
 }
@@ -599,9 +673,14 @@ static int destage_pending(struct rec_ctx *rc)
 	rc->pw.slots = kcalloc(R5J_PARITY_SLOTS(conf->raid_disks),
 			       sizeof(void *), GFP_KERNEL);
 	rc->meta = alloc_page(GFP_KERNEL);
+	b = r5j_parity_batch(conf->max_degraded);
+	rc->batch = kcalloc(b, sizeof(*rc->batch), GFP_KERNEL);
+	rc->batch_rerr = kcalloc(b * conf->raid_disks,
+				 sizeof(*rc->batch_rerr), GFP_KERNEL);
+	rc->nbatch = 0;
 	err = -ENOMEM;
 	if (!rc->pages || !rc->old || !rc->rerr || !rc->unknown ||
-	    !rc->pw.slots || !rc->meta)
+	    !rc->pw.slots || !rc->meta || !rc->batch || !rc->batch_rerr)
 		goto out;
 	for (i = 0; i < conf->raid_disks; i++) {
 		rc->pages[i] = alloc_page(GFP_KERNEL);
@@ -618,11 +697,15 @@ static int destage_pending(struct rec_ctx *rc)
 		hlist_for_each_entry_safe(rs, tmp, &rc->hash[b], node) {
 			cond_resched();
 			err = destage_rec_stripe(rc, rs);
-			if (err)
+			if (err < 0)
 				break;
-			free_rec_stripe(rc, rs);
+			if (!err)
+				free_rec_stripe(rc, rs);
+			err = 0;	/* 1: the batch has it */
 		}
 	}
+	if (!err)
+		err = flush_batch(rc);
 out:
 	for (i = 0; rc->pages && i < conf->raid_disks; i++)
 		if (rc->pages[i])
@@ -635,6 +718,8 @@ out:
 	kfree(rc->rerr);
 	bitmap_free(rc->unknown);
 	kfree(rc->pw.slots);
+	kfree(rc->batch);
+	kfree(rc->batch_rerr);
 	if (rc->meta)
 		put_page(rc->meta);
 	return err;
@@ -786,12 +871,15 @@ int r5j_journal_recover(struct r5j_journal *log)
 	if (err)
 		goto out;
 	if (rc.nr_pending &&
-	    (u64)rc.nr_pending * (rc.conf->max_degraded + 1) *
+	    ((u64)rc.nr_pending * rc.conf->max_degraded +
+	     DIV_ROUND_UP(rc.nr_pending,
+			  r5j_parity_batch(rc.conf->max_degraded))) *
 	    R5J_BLOCK_SECTORS + R5J_BLOCK_SECTORS + scan.walked >
 	    log->fmt.ring_sectors) {
 		/*
-		 * each write-back stripe's parity goes after the log, then
-		 * the new empty unit: the room run time kept for them
+		 * each write-back stripe's parity pages go after the log, a
+		 * meta block per batch, then the new empty unit: the room
+		 * run time kept for them (journal.md rule 8)
 		 */
 		pr_err("md/raid:%s: journal holds %u write-back stripes without parity and no room after the log for their parity: refused, nothing written\n",
 		       mdname(mddev), rc.nr_pending);

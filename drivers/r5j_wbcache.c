@@ -548,7 +548,8 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 	if (log) {
 		/* what writeback_log_high is compared with */
 		spin_lock_irq(&log->lock);
-		use = div64_u64((log->used + log->wb_reserved) * 100,
+		use = div64_u64((log->used +
+				 r5j_journal_wb_kept(log, log->wb_stripes)) * 100,
 				log->fmt.ring_sectors);
 		spin_unlock_irq(&log->lock);
 	}
