@@ -79,7 +79,7 @@ FIO="--rw=randwrite --bssplit=4k/50:8k/50 --iodepth=16 --numjobs=2 \
 	echo w > /proc/sysrq-trigger
 	result "FAIL $R5J_TEST: fio not done after $LIMIT_S s: $(tr '\n' ' ' < $MD/journal_stats 2>/dev/null | cut -c1-400)"
 	sleep 5
-	echo o > /proc/sysrq-trigger	# a hang ends the boot now, not at its timeout
+	echo b > /proc/sysrq-trigger	# a hang ends the boot now (-no-reboot)
 ) &
 wd=$!
 if [ "$PERSONALITY" = raid5j ]; then
