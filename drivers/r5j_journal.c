@@ -214,6 +214,26 @@ u64 r5j_journal_wb_kept(struct r5j_journal *log, u64 stripes)
 	return (stripes * p + meta) * R5J_BLOCK_SECTORS;
 }
 
+/*
+ * Rule 8's promise to recovery (lock held): after the log there is room
+ * for the parity pages of every dirty stripe without logged parity, a
+ * meta block per recovery batch, and (the quiesce block) the empty unit.
+ * Checked after every use of the ring; a miss is counted and warned once.
+ */
+static void check_recovery_room(struct r5j_journal *log)
+{
+	int p = log->conf->max_degraded;
+	u64 n = log->wb_stripes, need;
+
+	need = (n * p + DIV_ROUND_UP_ULL(n, r5j_parity_batch(p))) *
+		R5J_BLOCK_SECTORS;
+	if (likely(free_sectors(log) >= need))
+		return;
+	log->stats.room_short++;
+	WARN_ONCE(1, "raid5j: journal room %llu sectors below %llu for %llu dirty stripes' parity (rule 8)\n",
+		  free_sectors(log), need, n);
+}
+
 /* Room beyond what dirty stripes keep, @more of them counted (lock held). */
 static u64 room_left(struct r5j_journal *log, u64 more)
 {
@@ -351,6 +371,7 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	}
 	if (what == R5J_LOG_PARITY && log->wb_stripes)
 		log->wb_stripes--;
+	check_recovery_room(log);
 	log->stats.stripes++;
 	if (what == R5J_LOG_DATA) {
 		log->stats.cached_writes++;
@@ -1007,13 +1028,14 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 {
 	struct r5j_journal_stats st;
-	u64 used, ring, tail, head, seq, wb_reserved;
+	u64 used, ring, tail, head, seq, wb_reserved, wb_stripes;
 	bool failed;
 	int len = 0;
 
 	spin_lock_irq(&log->lock);
 	st = log->stats;
 	wb_reserved = r5j_journal_wb_kept(log, log->wb_stripes);
+	wb_stripes = log->wb_stripes;
 	used = log->used;
 	ring = log->fmt.ring_sectors;
 	tail = log->tail;
@@ -1037,7 +1059,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "destage_reads %llu\nrecovered_wb_stripes %llu\n"
 			  "destaged_rmw %llu\ndestage_reads_saved %llu\n"
 			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n"
-			  "parity_waits %llu\n",
+			  "parity_waits %llu\nwb_stripes %llu\nroom_short %llu\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.empty_units, st.stripes, st.data_pages,
 			  st.parity_pages, st.meta_bytes, st.reclaims,
@@ -1054,7 +1076,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_high)),
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
 			  READ_ONCE(log->conf->destage_batches),
-			  st.parity_waits);
+			  st.parity_waits, wb_stripes, st.room_short);
 	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 

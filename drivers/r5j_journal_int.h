@@ -63,6 +63,7 @@ struct r5j_journal_stats {
 	u64 destaged_rmw;	/* of destaged_partial: rmw */
 	u64 destage_reads_saved;	/* member reads rmw saved over rcw */
 	u64 parity_waits;	/* destage parity parked for space */
+	u64 room_short;		/* recovery room below rule 8's bound */
 };
 
 struct r5j_journal {
