@@ -210,6 +210,7 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 				 "member_reads %lld\nmember_writes %lld\n"
 				 "aligned_reads %lld\ndegraded_reads %lld\n"
 				 "bitmap_waits %lld\nstripe_waits %lld\n"
+				 "stripe_unblocked %lld\n"
 				 "member_batches %lld\n",
 				 atomic64_read(&st->stripes_handled),
 				 atomic64_read(&st->rmw),
@@ -221,6 +222,7 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 				 atomic64_read(&st->degraded_reads),
 				 atomic64_read(&st->bitmap_waits),
 				 atomic64_read(&st->stripe_waits),
+				 atomic64_read(&st->stripe_unblocked),
 				 atomic64_read(&st->member_batches));
 	}
 	spin_unlock(&mddev->lock);
