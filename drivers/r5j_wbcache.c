@@ -427,7 +427,7 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 			break;
 		}
 		e = rb_entry(node, struct r5j_wb_entry, by_pin);
-		want = all || (over_log && e->dirty_unit->seq <= limit) ||
+		want = all || (over_log && e->dirty_unit->lsn < limit) ||
 			(aged && tick - e->dirty_tick >= 2);
 		sector = e->sector;
 		prev = e->prev;
@@ -506,7 +506,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		}
 		if (all || (aged && tick - sh->dirty_tick >= 2) ||
 		    (over_log && sh->dirty_unit &&
-		     sh->dirty_unit->seq <= limit)) {
+		     sh->dirty_unit->lsn < limit)) {
 			queue_destage(conf, sh);
 			queued = true;
 			continue;
