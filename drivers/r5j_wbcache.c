@@ -18,10 +18,11 @@
 #include "r5j.h"
 #include "r5j_journal_int.h"
 
-static bool wb_journal_cache;
+/* On by default (issue 16e); 0 gives part 1: dirty data only in memory. */
+static bool wb_journal_cache = true;
 module_param_named(writeback_journal_cache, wb_journal_cache, bool, 0644);
 MODULE_PARM_DESC(writeback_journal_cache,
-		 "write-back: drop dirty pages once logged, read them back from the journal (default 0)");
+		 "write-back: drop dirty pages once logged, read them back from the journal (default 1)");
 
 /* reloads queued per call, so the daemon handles them in between */
 #define R5J_WB_RELOAD_BATCH	32
