@@ -197,6 +197,7 @@ struct r5j_stats {
 	atomic64_t degraded_reads;
 	atomic64_t bitmap_waits;
 	atomic64_t stripe_waits;
+	atomic64_t stripe_unblocked;	/* not a write, taken past stripes_blocked */
 	atomic64_t member_batches;	/* r5j_submit_pending() runs with bios */
 };
 
@@ -313,6 +314,7 @@ int r5j_cache_resize(struct r5j_conf *conf, int size);
 void r5j_cache_trim(struct r5j_conf *conf);
 #define R5J_GET_NOBLOCK	1
 #define R5J_GET_NOQUIESCE 2
+#define R5J_GET_WRITE	4	/* a user write: may wait for the share */
 struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 				  int flags);
 struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,

@@ -70,6 +70,8 @@ static void open_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
 {
 	unit->seq = log->seq++;
 	unit->pos = log->head;
+	unit->lsn = log->lsn;
+	log->lsn += R5J_BLOCK_SECTORS;
 	unit->sectors = R5J_BLOCK_SECTORS;
 	r5j_meta_init(page_address(unit->meta), unit->pos, unit->seq);
 	__bio_add_page(unit->bio, unit->meta, PAGE_SIZE, 0);
@@ -360,6 +362,7 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	log->head = r5j_ring_add(&log->fmt, log->head,
 				 (u64)pages * R5J_BLOCK_SECTORS);
 	log->used += (u64)pages * R5J_BLOCK_SECTORS;
+	log->lsn += (u64)pages * R5J_BLOCK_SECTORS;
 	unit->stripes_pending++;
 	sh->unit = unit;
 	sh->write_stage = R5J_W_LOGGING;
@@ -543,14 +546,16 @@ bool r5j_journal_pressure(struct r5j_journal *log)
 
 /*
  * Write-back cache: is the ring's use (blocks and parity reserve) above
- * @high percent?  Then *@limit is the seq of the newest unit whose pinning
- * stripes must reach the members for the use to fall to @high - 10:
- * journal_tail moves only past the oldest pinned unit (journal.md rule 13).
+ * @high percent?  Then the stripes pinning units with an lsn below
+ * *@limit must reach the members for the use to fall to @high - 10:
+ * journal_tail moves only past the oldest pinned unit (journal.md rule
+ * 13).  Units are contiguous in lsn, so O(1), not a walk of the units:
+ * the daemon asks on every pass.
  */
 bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 {
-	u64 ring = log->fmt.ring_sectors, use, target, freed = 0;
-	struct r5j_log_unit *unit;
+	u64 ring = log->fmt.ring_sectors, use, target;
+	struct r5j_log_unit *first;
 
 	spin_lock_irq(&log->lock);
 	use = log->used + r5j_journal_wb_kept(log, log->wb_stripes);
@@ -559,13 +564,9 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 		return false;
 	}
 	target = use - div_u64(ring * max(high - 10, 0), 100);
-	*limit = 0;
-	list_for_each_entry(unit, &log->units, list) {
-		*limit = unit->seq;
-		freed += unit->sectors;
-		if (freed >= target)
-			break;
-	}
+	first = list_first_entry_or_null(&log->units, struct r5j_log_unit,
+					 list);
+	*limit = first ? first->lsn + target : 0;
 	spin_unlock_irq(&log->lock);
 	return true;
 }

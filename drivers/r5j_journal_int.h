@@ -30,6 +30,7 @@ struct r5j_log_unit {
 	struct bio *bio;
 	u64 seq;
 	u64 pos;			/* ring sector of the meta block */
+	u64 lsn;			/* log->lsn when opened */
 	u32 sectors;			/* meta block + pages */
 	u32 pages;
 	int stripes_pending;		/* not yet on the members */
@@ -77,6 +78,7 @@ struct r5j_journal {
 	u64 seq;			/* seq of the next unit */
 	u64 tail;			/* journal_tail as on disk */
 	u64 used;			/* sectors reserved from tail to head */
+	u64 lsn;			/* sectors logged since the start */
 	struct list_head units;
 	struct r5j_log_unit *open;	/* daemon only */
 	struct list_head parked;	/* stripes waiting for space */

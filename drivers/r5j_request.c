@@ -46,7 +46,8 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 	ref->bio = bi;
 	bio_inc_remaining(bi);
 	if (!sh)
-		sh = r5j_get_stripe_geom(conf, dev_sector, g == &conf->rs.prev, 0);
+		sh = r5j_get_stripe_geom(conf, dev_sector, g == &conf->rs.prev,
+					 is_write ? R5J_GET_WRITE : 0);
 	WARN_ON_ONCE(sh->sector != dev_sector || sh->geom != g);
 	if (is_write) {
 		md_write_inc(mddev, bi);

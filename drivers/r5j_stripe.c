@@ -265,17 +265,22 @@ static bool free_enough(struct r5j_conf *conf)
 	return conf->nr_free >= max(want, 1);
 }
 
-static bool may_take_free(struct r5j_conf *conf)
+/* Only user writes (R5J_GET_WRITE) wait for the share; see above. */
+static bool may_take_free(struct r5j_conf *conf, int flags)
 {
 	return !list_empty(&conf->inactive) &&
-	       (!conf->stripes_blocked || free_enough(conf));
+	       (!(flags & R5J_GET_WRITE) || !conf->stripes_blocked ||
+		free_enough(conf));
 }
 
 /*
  * Take a reference on the stripe for @sector, reusing the least recently
  * used idle stripe if it is not cached.  Sleeps for a free stripe unless
  * R5J_GET_NOBLOCK; sleeps while the array is quiesced unless
- * R5J_GET_NOQUIESCE.
+ * R5J_GET_NOQUIESCE.  R5J_GET_WRITE: a user write, which the writers'
+ * hysteresis (free_enough()) applies to; the daemon's getters (reload of
+ * evicted stripes), resync/check and reads take any free stripe, so
+ * that the destage which frees the share is never held up by it.
  */
 struct r5j_stripe *r5j_get_stripe(struct r5j_conf *conf, sector_t sector,
 				  int flags)
@@ -307,7 +312,10 @@ struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
 			}
 			break;
 		}
-		if (!list_empty(&conf->inactive) && !conf->stripes_blocked) {
+		if (!list_empty(&conf->inactive) &&
+		    (!(flags & R5J_GET_WRITE) || !conf->stripes_blocked)) {
+			if (conf->stripes_blocked && !free_enough(conf))
+				atomic64_inc(&conf->stats.stripe_unblocked);
 			sh = list_last_entry(&conf->inactive, struct r5j_stripe,
 					     lru);
 			list_del_init(&sh->lru);
@@ -326,13 +334,14 @@ struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
 		}
 		atomic64_inc(&conf->stats.stripe_waits);
 		md_wakeup_thread(conf->mddev->thread);
-		if (READ_ONCE(conf->writeback))
+		if ((flags & R5J_GET_WRITE) && READ_ONCE(conf->writeback))
 			conf->stripes_blocked = true;
 		wait_event_lock_irq(conf->wait_for_stripe,
-				    may_take_free(conf) ||
+				    may_take_free(conf, flags) ||
 				    (conf->quiesce && !(flags & R5J_GET_NOQUIESCE)),
 				    conf->lock);
-		conf->stripes_blocked = false;
+		if (flags & R5J_GET_WRITE)
+			conf->stripes_blocked = false;
 	}
 	spin_unlock_irq(&conf->lock);
 	return sh;

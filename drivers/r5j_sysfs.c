@@ -65,12 +65,33 @@ static struct md_sysfs_entry r5j_stripe_cache_active =
 	__ATTR_RO(stripe_cache_active);
 
 /*
- * Write-back destage marks, percent of stripe_cache_size (journal.md
- * section 15, "Destage policy"): above writeback_dirty_high dirty stripes
- * a batch of the oldest partial ones is destaged, down to
- * writeback_dirty_low.  low <= high <= R5J_DIRTY_MAX.
+ * Write-back percentages (journal.md section 15): writeback_dirty_high
+ * and _low, of stripe_cache_size ("Destage policy": above the high mark
+ * dirty stripes a batch of the oldest partial ones is destaged, down to
+ * the low one; low <= high <= R5J_DIRTY_MAX, a tenth of the cache always
+ * stays for stripes in use), and writeback_log_high, of the ring ("Part
+ * 2": above it the stripes pinning the oldest units are destaged).
  */
-static ssize_t dirty_mark_show(struct mddev *mddev, char *page, bool high)
+enum r5j_wb_pct { R5J_WB_DIRTY_HIGH, R5J_WB_DIRTY_LOW, R5J_WB_LOG_HIGH };
+
+static const struct {
+	size_t field;			/* offsetof(struct r5j_conf, ...) */
+	unsigned int min, max;
+} wb_pct[] = {
+	[R5J_WB_DIRTY_HIGH] = { offsetof(struct r5j_conf, dirty_high),
+				1, R5J_DIRTY_MAX },
+	[R5J_WB_DIRTY_LOW] = { offsetof(struct r5j_conf, dirty_low),
+			       1, R5J_DIRTY_MAX },
+	[R5J_WB_LOG_HIGH] = { offsetof(struct r5j_conf, log_high), 10, 90 },
+};
+
+static int *wb_pct_field(struct r5j_conf *conf, enum r5j_wb_pct which)
+{
+	return (int *)((char *)conf + wb_pct[which].field);
+}
+
+static ssize_t wb_pct_show(struct mddev *mddev, char *page,
+			   enum r5j_wb_pct which)
 {
 	struct r5j_conf *conf;
 	ssize_t ret = 0;
@@ -78,21 +99,21 @@ static ssize_t dirty_mark_show(struct mddev *mddev, char *page, bool high)
 	spin_lock(&mddev->lock);
 	conf = mddev->private;
 	if (conf)
-		ret = sysfs_emit(page, "%d\n", high ? READ_ONCE(conf->dirty_high) :
-				 READ_ONCE(conf->dirty_low));
+		ret = sysfs_emit(page, "%d\n",
+				 READ_ONCE(*wb_pct_field(conf, which)));
 	spin_unlock(&mddev->lock);
 	return ret;
 }
 
-static ssize_t dirty_mark_store(struct mddev *mddev, const char *page,
-				size_t len, bool high)
+static ssize_t wb_pct_store(struct mddev *mddev, const char *page,
+			    size_t len, enum r5j_wb_pct which)
 {
 	struct r5j_conf *conf;
 	unsigned int pct;
 	int err;
 
-	/* a tenth of the cache always stays for stripes in use */
-	if (kstrtouint(page, 10, &pct) || pct < 1 || pct > R5J_DIRTY_MAX)
+	if (kstrtouint(page, 10, &pct) || pct < wb_pct[which].min ||
+	    pct > wb_pct[which].max)
 		return -EINVAL;
 	err = mddev_lock(mddev);
 	if (err)
@@ -100,92 +121,34 @@ static ssize_t dirty_mark_store(struct mddev *mddev, const char *page,
 	conf = mddev->private;
 	if (!conf)
 		err = -ENODEV;
-	else if (high ? pct < conf->dirty_low : pct > conf->dirty_high)
-		err = -EINVAL;
-	else if (high)
-		WRITE_ONCE(conf->dirty_high, pct);
+	else if ((which == R5J_WB_DIRTY_HIGH && pct < conf->dirty_low) ||
+		 (which == R5J_WB_DIRTY_LOW && pct > conf->dirty_high))
+		err = -EINVAL;		/* the marks must not cross */
 	else
-		WRITE_ONCE(conf->dirty_low, pct);
+		WRITE_ONCE(*wb_pct_field(conf, which), pct);
 	if (!err)
 		md_wakeup_thread(mddev->thread);
 	mddev_unlock(mddev);
 	return err ?: len;
 }
 
-static ssize_t writeback_dirty_high_show(struct mddev *mddev, char *page)
-{
-	return dirty_mark_show(mddev, page, true);
-}
+#define R5J_WB_PCT_ATTR(_name, _which)					\
+static const enum r5j_wb_pct _name##_which = _which;			\
+static ssize_t _name##_show(struct mddev *mddev, char *page)		\
+{									\
+	return wb_pct_show(mddev, page, _name##_which);			\
+}									\
+static ssize_t _name##_store(struct mddev *mddev, const char *page,	\
+			     size_t len)				\
+{									\
+	return wb_pct_store(mddev, page, len, _name##_which);		\
+}									\
+static struct md_sysfs_entry r5j_##_name =				\
+	__ATTR(_name, 0644, _name##_show, _name##_store)
 
-static ssize_t writeback_dirty_high_store(struct mddev *mddev,
-					  const char *page, size_t len)
-{
-	return dirty_mark_store(mddev, page, len, true);
-}
-
-static struct md_sysfs_entry r5j_writeback_dirty_high =
-	__ATTR(writeback_dirty_high, 0644, writeback_dirty_high_show,
-	       writeback_dirty_high_store);
-
-/*
- * Write-back cache (journal.md section 15, "Part 2"): above this percent
- * of the ring in use (blocks and parity reserve) the stripes pinning the
- * oldest units are destaged.
- */
-static ssize_t writeback_log_high_show(struct mddev *mddev, char *page)
-{
-	struct r5j_conf *conf;
-	ssize_t ret = 0;
-
-	spin_lock(&mddev->lock);
-	conf = mddev->private;
-	if (conf)
-		ret = sysfs_emit(page, "%d\n", READ_ONCE(conf->log_high));
-	spin_unlock(&mddev->lock);
-	return ret;
-}
-
-static ssize_t writeback_log_high_store(struct mddev *mddev,
-					const char *page, size_t len)
-{
-	struct r5j_conf *conf;
-	unsigned int pct;
-	int err;
-
-	if (kstrtouint(page, 10, &pct) || pct < 10 || pct > 90)
-		return -EINVAL;
-	err = mddev_lock(mddev);
-	if (err)
-		return err;
-	conf = mddev->private;
-	if (!conf) {
-		err = -ENODEV;
-	} else {
-		WRITE_ONCE(conf->log_high, pct);
-		md_wakeup_thread(mddev->thread);
-	}
-	mddev_unlock(mddev);
-	return err ?: len;
-}
-
-static struct md_sysfs_entry r5j_writeback_log_high =
-	__ATTR(writeback_log_high, 0644, writeback_log_high_show,
-	       writeback_log_high_store);
-
-static ssize_t writeback_dirty_low_show(struct mddev *mddev, char *page)
-{
-	return dirty_mark_show(mddev, page, false);
-}
-
-static ssize_t writeback_dirty_low_store(struct mddev *mddev,
-					 const char *page, size_t len)
-{
-	return dirty_mark_store(mddev, page, len, false);
-}
-
-static struct md_sysfs_entry r5j_writeback_dirty_low =
-	__ATTR(writeback_dirty_low, 0644, writeback_dirty_low_show,
-	       writeback_dirty_low_store);
+R5J_WB_PCT_ATTR(writeback_dirty_high, R5J_WB_DIRTY_HIGH);
+R5J_WB_PCT_ATTR(writeback_dirty_low, R5J_WB_DIRTY_LOW);
+R5J_WB_PCT_ATTR(writeback_log_high, R5J_WB_LOG_HIGH);
 
 static ssize_t stripe_size_show(struct mddev *mddev, char *page)
 {
@@ -210,6 +173,7 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 				 "member_reads %lld\nmember_writes %lld\n"
 				 "aligned_reads %lld\ndegraded_reads %lld\n"
 				 "bitmap_waits %lld\nstripe_waits %lld\n"
+				 "stripe_unblocked %lld\n"
 				 "member_batches %lld\n",
 				 atomic64_read(&st->stripes_handled),
 				 atomic64_read(&st->rmw),
@@ -221,6 +185,7 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 				 atomic64_read(&st->degraded_reads),
 				 atomic64_read(&st->bitmap_waits),
 				 atomic64_read(&st->stripe_waits),
+				 atomic64_read(&st->stripe_unblocked),
 				 atomic64_read(&st->member_batches));
 	}
 	spin_unlock(&mddev->lock);

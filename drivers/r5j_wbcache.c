@@ -18,10 +18,11 @@
 #include "r5j.h"
 #include "r5j_journal_int.h"
 
-static bool wb_journal_cache;
+/* On by default (issue 16e); 0 gives part 1: dirty data only in memory. */
+static bool wb_journal_cache = true;
 module_param_named(writeback_journal_cache, wb_journal_cache, bool, 0644);
 MODULE_PARM_DESC(writeback_journal_cache,
-		 "write-back: drop dirty pages once logged, read them back from the journal (default 0)");
+		 "write-back: drop dirty pages once logged, read them back from the journal (default 1)");
 
 /* reloads queued per call, so the daemon handles them in between */
 #define R5J_WB_RELOAD_BATCH	32
@@ -427,7 +428,7 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 			break;
 		}
 		e = rb_entry(node, struct r5j_wb_entry, by_pin);
-		want = all || (over_log && e->dirty_unit->seq <= limit) ||
+		want = all || (over_log && e->dirty_unit->lsn < limit) ||
 			(aged && tick - e->dirty_tick >= 2);
 		sector = e->sector;
 		prev = e->prev;
@@ -506,7 +507,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		}
 		if (all || (aged && tick - sh->dirty_tick >= 2) ||
 		    (over_log && sh->dirty_unit &&
-		     sh->dirty_unit->seq <= limit)) {
+		     sh->dirty_unit->lsn < limit)) {
 			queue_destage(conf, sh);
 			queued = true;
 			continue;

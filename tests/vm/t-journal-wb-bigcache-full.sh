@@ -91,6 +91,9 @@ if [ "$PERSONALITY" = raid5j ]; then
 	pct=$((fm * 100 / ring))
 	sw=$(jstat space_waits)
 	say "journal: ring $ring sectors, max used $um ($((um * 100 / ring)) %), max used + parity reserve $fm ($pct %), max evicted_stripes $(jstat_max evicted_stripes), max dirty_bytes $(jstat_max dirty_bytes), max dirty_stripes $(jstat_max dirty_stripes), space_waits $sw, evictions $(jstat evictions), journal_reads $(jstat journal_reads), log_high $(jstat log_high)"
+	# stripe_unblocked: the daemon's or a read's stripe taken while
+	# writers waited for the free share (refused before issue 16e)
+	say "raid5j_stats: $(grep -E '^stripe_(waits|unblocked) ' $MD/raid5j_stats | tr '\n' ' ')"
 	if $wbc; then
 		h=$(cat $MD/writeback_log_high 2>/dev/null) || fail "no writeback_log_high in sysfs"
 		[ "$sw" -gt 0 ] || [ "$pct" -ge "$h" ] ||

@@ -10,12 +10,17 @@
 #      oldest partial ones down to the low mark (destage_batches +1,
 #      dirty_stripes <= 128 + 16, destaged_partial >= 56: stripes still
 #      being logged when the batch counted the idle ones are not in it);
+#      with raid5j's journal cache on they are evicted instead (still
+#      dirty, in the journal only: dirty_stripes 200, evicted_stripes
+#      >= 56, at most 128 + 16 in memory);
 #   3. one full 48 KiB stripe written: its 4 rows are destaged at once,
 #      without member reads (destaged_full +4, destage_reads +0,
 #      dirty_stripes unchanged);
 #   4. the marks in sysfs: 75 / 50 by default, shown in journal_stats in
 #      stripes (192 / 128); a high mark below the low one, a low above the
-#      high one, 0 and 91 (above 90) are refused;
+#      high one, 0, 91 (above 90) and "x" are refused with EINVAL and
+#      change nothing; writeback_log_high 70 by default, 10 and 90 taken,
+#      9, 91 and -1 refused with EINVAL;
 #   5. switch to write-through: dirty_stripes 0, every block written reads
 #      back, check counts 0.
 # raid456 has no such counters: the data and mismatch_cnt are asserted.
@@ -40,8 +45,12 @@ run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
 	--assume-clean --bitmap=none --write-journal=$(disk j) $(disks $D)
 echo 256 > $MD/stripe_cache_size
 journal_mode write-back
-r5j=false
+r5j=false jc=0
 [ "$PERSONALITY" = raid5j ] && r5j=true
+# raid5j's journal cache (writeback_journal_cache): idle stripes beyond
+# the marks are evicted (dropped from memory, kept in the journal), not
+# destaged
+$r5j && jc=$(st writeback_journal_cache)
 
 # 4 KiB of /tmp/blocks at each of N full stripes from FIRST (row 0 of
 # their first chunk): one dirty block per stripe
@@ -60,14 +69,21 @@ fi
 partial 300 100 22
 if $r5j; then
 	sleep 2
-	d=$(st dirty_stripes)
-	say "after 200 partial stripes: dirty_stripes $d, destaged_partial +$(( $(st destaged_partial) - p0 )), destage_batches +$(( $(st destage_batches) - b0 ))"
+	d=$(st dirty_stripes) ev=$(st evicted_stripes)
+	say "after 200 partial stripes (journal cache $jc): dirty_stripes $d, evicted_stripes $ev, destaged_partial +$(( $(st destaged_partial) - p0 )), destage_batches +$(( $(st destage_batches) - b0 ))"
 	# the batch counts idle stripes: the last ones fio wrote may still
 	# have been in the journal then, and stay dirty until the age limit
-	[ "$d" -le 144 ] || fail "dirty stripes above the low mark (+16) after a batch: $d"
-	expect_eq "$(( $(st destage_batches) - b0 ))" 1 "destage batches"
-	[ $(( $(st destaged_partial) - p0 )) -ge 56 ] ||
-		fail "destaged_partial +$(( $(st destaged_partial) - p0 )) < 56"
+	if [ "$jc" = 1 ]; then
+		expect_eq "$d" 200 "dirty stripes (evicted ones included)"
+		[ $((d - ev)) -le 144 ] ||
+			fail "dirty stripes in memory above the low mark (+16): $((d - ev))"
+		[ "$ev" -ge 56 ] || fail "evicted_stripes $ev < 56"
+	else
+		[ "$d" -le 144 ] || fail "dirty stripes above the low mark (+16) after a batch: $d"
+		expect_eq "$(( $(st destage_batches) - b0 ))" 1 "destage batches"
+		[ $(( $(st destaged_partial) - p0 )) -ge 56 ] ||
+			fail "destaged_partial +$(( $(st destaged_partial) - p0 )) < 56"
+	fi
 	d=$(st dirty_stripes) f0=$(st destaged_full) r0=$(st destage_reads)
 fi
 dd if=/dev/urandom of=/tmp/full bs=48K count=1 2>/dev/null
@@ -81,16 +97,30 @@ if $r5j; then
 
 	expect_eq "$(cat $MD/writeback_dirty_high) $(cat $MD/writeback_dirty_low)" "75 50" "marks"
 	expect_eq "$(st dirty_high) $(st dirty_low)" "192 128" "marks in stripes"
-	for bad in "high 40" "low 80" "high 0" "high 91" "low 0"; do
+	# a refused value: EINVAL, the attribute unchanged
+	for bad in "dirty_high 40" "dirty_low 80" "dirty_high 0" \
+		"dirty_high 91" "dirty_low 0" "dirty_low x" "log_high 9" \
+		"log_high 91" "log_high -1"; do
 		set -- $bad
-		echo $2 > $MD/writeback_dirty_$1 2>/dev/null &&
-			fail "writeback_dirty_$1 $2 accepted"
+		was=$(cat $MD/writeback_$1)
+		if (echo "$2" > $MD/writeback_$1) 2>/tmp/err; then
+			fail "writeback_$1 $2 accepted"
+		else
+			grep -q "Invalid argument" /tmp/err ||
+				fail "writeback_$1 $2: not EINVAL: $(cat /tmp/err)"
+		fi
+		expect_eq "$(cat $MD/writeback_$1)" "$was" "writeback_$1 after $2 was refused"
 	done
 	echo 90 > $MD/writeback_dirty_high || fail "writeback_dirty_high 90 refused"
 	echo 60 > $MD/writeback_dirty_low || fail "writeback_dirty_low 60 refused"
 	expect_eq "$(st dirty_high) $(st dirty_low)" "230 153" "marks in stripes after the change"
 	echo 50 > $MD/writeback_dirty_low && echo 75 > $MD/writeback_dirty_high ||
 		fail "marks back to 75 / 50 refused"
+	expect_eq "$(cat $MD/writeback_log_high) $(st log_high)" "70 70" "writeback_log_high"
+	for v in 10 90 70; do
+		echo $v > $MD/writeback_log_high || fail "writeback_log_high $v refused"
+		expect_eq "$(cat $MD/writeback_log_high) $(st log_high)" "$v $v" "writeback_log_high set to $v"
+	done
 fi
 
 journal_mode write-through
