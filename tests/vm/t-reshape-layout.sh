@@ -9,8 +9,10 @@
 #	  a0 a1 a2 a3      md0  RAID5, 64K chunk, left-symmetric:
 #	                        --chunk=128, then --layout=right-asymmetric
 #	  b0 b1 b2 b3      md1  RAID5, 64K chunk, left-symmetric:
-#	                        --layout=left-asymmetric held at sync_max
-#	                        HOLD, stopped
+#	                        --chunk=32 (forwards: data_offset moves
+#	                        down), then --layout=left-asymmetric
+#	                        (backwards: it moves back up) held at
+#	                        sync_max HOLD, stopped
 #	  (virtio, 32 MiB each, created --assume-clean; no backup file:
 #	  mdadm 4.2 moves data_offset, so md picks the direction)
 #
@@ -18,8 +20,9 @@
 #	        last 2 MiB); per change: grow (held to 3-6 MB/s), fio passes
 #	        over B (random, 24-40M, write and verify, new seed a pass) and
 #	        read-verify A while it runs; after it: A, B, T verify.  Then
-#	        check, stop.  md1: fio A; md/sync_max HOLD; grow; wait until
-#	        it sits at HOLD; A verifies across the position; stop.
+#	        check, stop.  md1: fio A; --chunk=32 to its end; md/sync_max
+#	        HOLD; --layout grow (backwards); wait until it sits at HOLD;
+#	        A verifies across the position; stop.
 #	host    md1's members' superblocks show the reshape in progress.
 #	boot 2  INTEROP (default: the other personality): md0 assembles with
 #	        128K chunk, right-asymmetric; A B T verify; check.  md1
@@ -34,7 +37,8 @@
 #  - after each: md/chunk_size and md/layout are the new ones,
 #    md/reshape_position none, the array size unchanged; data verifies;
 #    mismatch_cnt 0 after check;
-#  - md1 stopped with reshape_position strictly inside the array, A
+#  - md1's layout change runs backwards (md/reshape_direction) and
+#    stops with reshape_position strictly inside the array, A
 #    verified across it; every member's superblock has "Reshape pos'n";
 #  - boot 2: the other personality runs both, resumes md1 to its end,
 #    every region verifies, mismatch_cnt 0.
@@ -127,6 +131,12 @@ D=/dev/md1
 run mdadm --create $D --run --level=5 --chunk=64 --layout=left-symmetric \
 	--raid-devices=4 --assume-clean $(disks b0 b1 b2 b3)
 fio_verify A1 $D $(reg_A)
+# a first change moves data_offset down (forwards): the held one goes back up
+run mdadm --grow $D --chunk=32
+wait_grow_children
+wait_sync $D
+expect_eq "$(md_sysfs $D chunk_size)" 32768 "md1 --chunk=32 md/chunk_size"
+fio_verify A1 $D $(reg_A) --verify_only
 echo $HOLD > /sys/block/md1/md/sync_max || fail "md1: sync_max $HOLD refused"
 if ! mdadm --grow $D --layout=left-asymmetric > /tmp/grow.out 2>&1; then
 	cat /tmp/grow.out
@@ -137,6 +147,7 @@ wait_reshape_held $D $HOLD
 pos=$(md_sysfs $D reshape_position)
 say "md1: held at sync_completed $c (sync_max $HOLD), reshape_position $pos, direction $(md_sysfs $D reshape_direction)"
 [ "$c" -le $HOLD ] || fail "md1: reshape went past sync_max: $c"
+expect_eq "$(md_sysfs $D reshape_direction)" backwards "md1 md/reshape_direction"
 [ "$pos" != none ] && [ "$pos" -gt 0 ] && [ "$pos" -lt $((size / 512)) ] ||
 	fail "md1: reshape_position '$pos' not inside the array"
 reshaping $D || fail "md1: the reshape is no longer running"
@@ -191,6 +202,7 @@ wait_grow_children
 wait_sync $D
 expect_eq "$(md_sysfs $D reshape_position)" none "md1 md/reshape_position"
 expect_eq "$(md_sysfs $D layout)" 0 "md1 md/layout"
+expect_eq "$(md_sysfs $D chunk_size)" 32768 "md1 md/chunk_size"
 fio_verify A1 $D $(reg_A) --verify_only
 check mismatch $D
 pass "md1 (stopped by $CHANGED_BY) resumed and finished by $PERSONALITY"
