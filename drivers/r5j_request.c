@@ -105,19 +105,16 @@ void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
 /*
  * A request must wait while a reshape step copies its range, and a write
  * also while its range is reshaped but not yet checkpointed (R4: a crash
- * would redo the copy from the previous geometry).  The range lies
- * between the two positions: above reshape_safe forwards, below it
- * backwards.
+ * would redo the copy from the previous geometry), either direction.
  */
 static bool reshape_blocks(struct r5j_conf *conf, u64 first, u64 last,
 			   bool is_write)
 {
-	u64 lo = min(conf->reshape_safe, conf->reshape_progress);
-	u64 hi = max(conf->reshape_safe, conf->reshape_progress);
-
 	if (first < conf->reshape_win_hi && last > conf->reshape_win_lo)
 		return true;
-	return is_write && first < hi && last > lo;
+	return is_write && r5j_reshape_unsafe(conf->reshape_safe,
+					      conf->reshape_progress,
+					      first, last);
 }
 
 /*

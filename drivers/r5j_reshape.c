@@ -452,7 +452,6 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	struct r5j_reshape *rs = &conf->rs;
 	struct r5j_reshape_step st;
 	u32 u = r5j_reshape_unit(rs);
-	int nd = r5j_geom_data_disks(&rs->next);
 	enum r5j_reshape_need need;
 
 	if (!conf->reshaping || unsupported(conf, rs)) {
@@ -480,15 +479,9 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	 * @sector_nr counts from the start of the walk: from the end
 	 * backwards (raid456's reshape_request()).
 	 */
-	if (sector_nr == 0) {
-		u64 start = r5j_reshape_start_pos(rs);
-		u64 done = rs->backwards ? start - conf->reshape_progress :
-				conf->reshape_progress - start;
-
-		if (done) {
-			*skipped = 1;
-			return div_u64(done, nd);
-		}
+	if (sector_nr == 0 && r5j_reshape_walked(rs, conf->reshape_progress)) {
+		*skipped = 1;
+		return r5j_reshape_walked(rs, conf->reshape_progress);
 	}
 	if (r5j_reshape_step(rs, conf->reshape_progress, &st))
 		return 0;
