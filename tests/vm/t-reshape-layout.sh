@@ -22,12 +22,13 @@
 #	        read-verify A while it runs; after it: A, B, T verify.  Then
 #	        check, stop.  md1: fio A; --chunk=32 to its end; md/sync_max
 #	        HOLD; --layout grow (backwards); wait until it sits at HOLD;
-#	        A verifies across the position; stop.
+#	        A verifies across the position; 64 KiB written across it
+#	        (W1, within 60 s) verify; stop.
 #	host    md1's members' superblocks show the reshape in progress.
 #	boot 2  INTEROP (default: the other personality): md0 assembles with
 #	        128K chunk, right-asymmetric; A B T verify; check.  md1
 #	        assembles and the reshape resumes; A verifies while it runs
-#	        and after; layout left-asymmetric; check.
+#	        and after, W1 verifies; layout left-asymmetric; check.
 #
 # Asserts:
 #  - mdadm --grow succeeds (raid5j before this engine: refused "... not
@@ -39,7 +40,9 @@
 #    mismatch_cnt 0 after check;
 #  - md1's layout change runs backwards (md/reshape_direction) and
 #    stops with reshape_position strictly inside the array, A
-#    verified across it; every member's superblock has "Reshape pos'n";
+#    verified across it, a write across it completes (a write waiting
+#    for a step that sync_max holds back hangs) and verifies; every
+#    member's superblock has "Reshape pos'n";
 #  - boot 2: the other personality runs both, resumes md1 to its end,
 #    every region verifies, mismatch_cnt 0.
 #
@@ -152,6 +155,13 @@ expect_eq "$(md_sysfs $D reshape_direction)" backwards "md1 md/reshape_direction
 	fail "md1: reshape_position '$pos' not inside the array"
 reshaping $D || fail "md1: the reshape is no longer running"
 fio_verify A1 $D $(reg_A) --verify_only
+# a write across the held position (both geometries, nothing in flight
+# between the on-disk position and the progress) must not wait for a step
+timeout 60 fio --name=W1 --filename=$D --rw=write --bs=64k --iodepth=1 \
+	--ioengine=libaio --direct=1 --offset=$(((pos - 64) * 512)) --size=64k \
+	--verify=crc32c --verify_fatal=1 --do_verify=1 > /tmp/w1.out 2>&1 ||
+	fail "md1: a write across the held position did not complete in 60 s: $(tail -n 3 /tmp/w1.out | tr '\n' ' ')"
+report md1pos $pos
 run mdadm --stop $D
 wait_grow_children
 pass "md1 layout change stopped mid-way at $pos"
@@ -197,6 +207,10 @@ cat /tmp/asm.out
 check raid5 $D
 say "md1 resumed: $(wait_reshape_line $D)"
 fio_verify A1 $D $(reg_A) --verify_only
+fio --name=W1 --filename=$D --rw=write --bs=64k --iodepth=1 --ioengine=libaio \
+	--direct=1 --offset=$(((POS1 - 64) * 512)) --size=64k --verify=crc32c --verify_fatal=1 \
+	--verify_only > /tmp/w1.out 2>&1 ||
+	fail "md1: W1 (written across the held position) does not verify: $(tail -n 3 /tmp/w1.out | tr '\n' ' ')"
 reshaping $D || log "md1: the reshape ended during the verify"
 wait_grow_children
 wait_sync $D
@@ -211,6 +225,7 @@ check dmesg
 EOF
 )
 PERSONALITY=$INTEROP vm_boot --timeout 200 --env FACTS="$facts" \
+	--env POS1="$(vm_val md1pos)" \
 	--env CHANGED_BY="$PERSONALITY" "$g" $ALL ||
 	vm_fail "boot 2 ($INTEROP)"
 echo "boot times: ${B1}s ($PERSONALITY) ${VM_BOOT_SECS}s ($INTEROP)"
