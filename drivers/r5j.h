@@ -365,6 +365,7 @@ void r5j_reshape_free(struct r5j_conf *conf);
 bool r5j_stripes_busy(struct r5j_conf *conf, sector_t lo, sector_t hi,
 		      bool prev);
 int r5j_cache_repool(struct r5j_conf *conf, int disks);
+int r5j_cache_forget(struct r5j_conf *conf);
 
 /* r5j_request.c */
 void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,

@@ -106,15 +106,16 @@ void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
 /*
  * A request must wait while a reshape step copies its range, and a write
  * also while its range is reshaped but not yet checkpointed (R4: a crash
- * would redo the copy from the previous geometry).  Forwards only.
+ * would redo the copy from the previous geometry), either direction.
  */
 static bool reshape_blocks(struct r5j_conf *conf, u64 first, u64 last,
 			   bool is_write)
 {
 	if (first < conf->reshape_win_hi && last > conf->reshape_win_lo)
 		return true;
-	return is_write && conf->reshape_safe < conf->reshape_progress &&
-	       first < conf->reshape_progress && last > conf->reshape_safe;
+	return is_write && r5j_reshape_unsafe(conf->reshape_safe,
+					      conf->reshape_progress,
+					      first, last);
 }
 
 /*

@@ -2,10 +2,11 @@
 /*
  * raid5j reshape engine (Documentation/reshape.md, sections 3 and 5):
  * check_reshape, start_reshape, the reshape branch of sync_request and
- * finish_reshape.  So far: adding members, forwards, no journal (on by
- * default; the module parameter reshape=0 vetoes it); everything else is
- * refused with the reason (an interrupted reshape of another kind runs
- * held, section 5.1).
+ * finish_reshape.  So far: reshapes within a level that add members or
+ * keep their count (chunk size, layout), forwards or backwards, no
+ * journal (on by default; the module parameter reshape=0 vetoes it);
+ * everything else is refused with the reason (an interrupted reshape of
+ * another kind runs held, section 5.1).
  *
  * One step per sync_request() call, synchronously in md's sync thread:
  * close the step's array range to requests, read it through
@@ -27,12 +28,16 @@
 static bool reshape_param = true;
 module_param_named(reshape, reshape_param, bool, 0644);
 MODULE_PARM_DESC(reshape,
-		 "allow reshapes that add members (default on; 0 refuses every reshape)");
+		 "allow reshapes (default on; 0 refuses every reshape)");
 
 /* Largest step buffer: one bio_kmalloc() bio (UIO_MAXIOV pages). */
 #define R5J_RESHAPE_MAX_PAGES	1024
 
-/* Why the engine cannot run @rs (NULL: it can): forwards, adding members. */
+/*
+ * Why the engine cannot run @rs (NULL: it can): a change within the level
+ * that does not remove members, either direction (the direction and the
+ * data_offset move are checked by r5j_reshape_check()).
+ */
 static const char *unsupported(struct r5j_conf *conf,
 			       const struct r5j_reshape *rs)
 {
@@ -42,17 +47,33 @@ static const char *unsupported(struct r5j_conf *conf,
 		return "reshape of an array with a journal not supported yet";
 	if (rs->next.level != rs->prev.level)
 		return "level change not supported yet";
-	if (rs->next.layout != rs->prev.layout)
-		return "layout change not supported yet";
-	if (rs->next.chunk_sectors != rs->prev.chunk_sectors)
-		return "chunk size change not supported yet";
 	if (rs->next.raid_disks < rs->prev.raid_disks)
 		return "removing members (shrink) not supported yet";
-	if (rs->next.raid_disks == rs->prev.raid_disks || rs->backwards)
-		return "only adding members is supported";
 	if (step / R5J_STRIPE_SECTORS > R5J_RESHAPE_MAX_PAGES)
 		return "chunk too large for a reshape step";
 	return NULL;
+}
+
+/*
+ * The member with the least room, as raid456's min_offset_diff: the
+ * largest new_data_offset - data_offset forwards, the smallest backwards.
+ */
+static s64 least_offset_diff(struct mddev *mddev, bool backwards)
+{
+	struct md_rdev *rdev;
+	bool first = true;
+	s64 d = 0;
+
+	rdev_for_each(rdev, mddev) {
+		s64 diff = (s64)rdev->new_data_offset - (s64)rdev->data_offset;
+
+		if (rdev->raid_disk < 0 || test_bit(Journal, &rdev->flags))
+			continue;
+		if (first || (backwards ? diff < d : diff > d))
+			d = diff;
+		first = false;
+	}
+	return d;
 }
 
 /*
@@ -100,7 +121,14 @@ int r5j_check_reshape(struct mddev *mddev)
 	rs.next.chunk_sectors = mddev->new_chunk_sectors;
 	rs.next.raid_disks = mddev->raid_disks + mddev->delta_disks;
 	rs.dev_sectors = mddev->dev_sectors;
+	/* mdadm may set new_offset and the direction later: start checks them */
+	rs.backwards = rs.next.raid_disks < rs.prev.raid_disks;
 	why = cannot_run(conf, &rs);
+	if (!why && !is_power_of_2(rs.next.chunk_sectors))
+		why = "chunk size must be a power of two";
+	/* as raid5_check_reshape(): the array must stay whole chunks */
+	else if (!why && mddev->array_sectors & (rs.next.chunk_sectors - 1))
+		why = "chunk size does not divide the array size";
 	if (why || r5j_reshape_check(&rs, &why)) {
 		pr_err("md/raid:%s: raid5j: %s: reshape refused, array unchanged\n",
 		       mdname(mddev), why);
@@ -136,6 +164,9 @@ int r5j_start_reshape(struct mddev *mddev)
 	rs.next.chunk_sectors = mddev->new_chunk_sectors;
 	rs.next.level = mddev->new_level;
 	rs.dev_sectors = mddev->dev_sectors;
+	/* md core: new_offset and reshape_direction (section 1) */
+	rs.backwards = mddev->reshape_backwards;
+	rs.offset_diff = least_offset_diff(mddev, rs.backwards);
 	rdev_for_each(rdev, mddev)
 		if (rdev->raid_disk < 0 && !test_bit(Faulty, &rdev->flags) &&
 		    !test_bit(Journal, &rdev->flags))
@@ -168,13 +199,21 @@ int r5j_start_reshape(struct mddev *mddev)
 	err = r5j_suspend(mddev);
 	if (err)
 		return err;
+	/* cached stripes are of the old geometry: none may be found again */
+	err = r5j_cache_forget(conf);
+	if (err) {
+		r5j_resume(mddev);
+		pr_err("md/raid:%s: raid5j: reshape not started: stripe cache busy\n",
+		       mdname(mddev));
+		return err;
+	}
 	spin_lock_irq(&conf->lock);
 	conf->rs = rs;
 	conf->geom = rs.next;
 	conf->raid_disks = rs.next.raid_disks;
 	conf->data_disks = r5j_geom_data_disks(&rs.next);
-	conf->reshape_progress = 0;
-	conf->reshape_safe = 0;
+	conf->reshape_progress = r5j_reshape_start_pos(&rs);
+	conf->reshape_safe = conf->reshape_progress;
 	conf->reshape_win_lo = 0;
 	conf->reshape_win_hi = 0;
 	conf->reshape_warned = false;
@@ -183,10 +222,14 @@ int r5j_start_reshape(struct mddev *mddev)
 	spin_unlock_irq(&conf->lock);
 	r5j_resume(mddev);
 
-	/* members beyond the old count are written by the reshape: in sync */
+	/*
+	 * members beyond the old count are written by the reshape: in sync.
+	 * Keeping the count, spares stay spares (recovered after the end:
+	 * the engine does not rebuild a member during a reshape).
+	 */
 	rdev_for_each(rdev, mddev) {
 		if (rdev->raid_disk >= 0 || test_bit(Faulty, &rdev->flags) ||
-		    test_bit(Journal, &rdev->flags))
+		    test_bit(Journal, &rdev->flags) || mddev->delta_disks <= 0)
 			continue;
 		if (mddev->pers->hot_add_disk(mddev, rdev))
 			continue;
@@ -197,22 +240,19 @@ int r5j_start_reshape(struct mddev *mddev)
 		sysfs_link_rdev(mddev, rdev);
 	}
 	conf->fullsync = fullsync;
-	/* the member with the least room, as in reshape_setup() */
-	rdev_for_each(rdev, mddev) {
-		s64 diff = (s64)rdev->new_data_offset - (s64)rdev->data_offset;
-
-		if (rdev->raid_disk >= 0 && !test_bit(Journal, &rdev->flags) &&
-		    diff > conf->rs.offset_diff)
-			conf->rs.offset_diff = diff;
-	}
+	/* with the members just added, as raid456's min_offset_diff */
+	conf->rs.offset_diff = least_offset_diff(mddev, rs.backwards);
 	spin_lock_irq(&conf->lock);
 	mddev->degraded = r5j_calc_degraded(conf);
 	spin_unlock_irq(&conf->lock);
 	mddev->raid_disks = conf->raid_disks;
-	mddev->reshape_position = 0;
+	mddev->reshape_position = conf->reshape_progress;
 	set_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags);
-	pr_info("md/raid:%s: reshape started: %d to %d devices\n",
-		mdname(mddev), rs.prev.raid_disks, rs.next.raid_disks);
+	pr_info("md/raid:%s: reshape started: %d to %d devices, layout %d to %d, %uk to %uk chunk, %s\n",
+		mdname(mddev), rs.prev.raid_disks, rs.next.raid_disks,
+		rs.prev.layout, rs.next.layout, rs.prev.chunk_sectors / 2,
+		rs.next.chunk_sectors / 2,
+		rs.backwards ? "backwards" : "forwards");
 	return 0;
 }
 
@@ -412,7 +452,6 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	struct r5j_reshape *rs = &conf->rs;
 	struct r5j_reshape_step st;
 	u32 u = r5j_reshape_unit(rs);
-	int nd = r5j_geom_data_disks(&rs->next);
 	enum r5j_reshape_need need;
 
 	if (!conf->reshaping || unsupported(conf, rs)) {
@@ -435,10 +474,14 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 		}
 		return 0;
 	}
-	/* after an assembly md core starts at 0: skip what is done */
-	if (sector_nr == 0 && conf->reshape_progress) {
+	/*
+	 * After an assembly md core starts at 0: skip what is done.
+	 * @sector_nr counts from the start of the walk: from the end
+	 * backwards (raid456's reshape_request()).
+	 */
+	if (sector_nr == 0 && r5j_reshape_walked(rs, conf->reshape_progress)) {
 		*skipped = 1;
-		return div_u64(conf->reshape_progress, nd);
+		return r5j_reshape_walked(rs, conf->reshape_progress);
 	}
 	if (r5j_reshape_step(rs, conf->reshape_progress, &st))
 		return 0;

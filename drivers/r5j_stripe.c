@@ -246,6 +246,27 @@ int r5j_cache_repool(struct r5j_conf *conf, int disks)
 }
 
 /*
+ * Drop every idle stripe from the lookup (a reshape starts): cached pages
+ * hold the old geometry, and the (sector, prev) key now names others.
+ * The array is suspended and has no journal: no stripe is in use.
+ */
+int r5j_cache_forget(struct r5j_conf *conf)
+{
+	struct r5j_stripe *sh;
+	int err = 0;
+
+	spin_lock_irq(&conf->lock);
+	list_for_each_entry(sh, &conf->inactive, lru) {
+		hlist_del_init(&sh->hash);
+		sh->sector = MaxSector;
+	}
+	if (conf->nr_free != conf->nr_stripes)
+		err = -EBUSY;
+	spin_unlock_irq(&conf->lock);
+	return err;
+}
+
+/*
  * Write-back: once a request has found no free stripe, later ones wait
  * too until R5J_FREE_SHARE percent of the cache is free again (the
  * destage batch goes on meanwhile), then all go.  Handing each freed

@@ -104,6 +104,21 @@ bool r5j_reshape_pos_valid(const struct r5j_reshape *r, u64 pos)
 	return pos <= r5j_reshape_end(r) && r5j_rs_div(pos, step) * step == pos;
 }
 
+u64 r5j_reshape_walked(const struct r5j_reshape *r, u64 pos)
+{
+	u64 done = r->backwards ? r5j_reshape_end(r) - pos : pos;
+
+	return r5j_rs_div(done, (u64)r5j_geom_data_disks(&r->next));
+}
+
+bool r5j_reshape_unsafe(u64 safe, u64 progress, u64 first, u64 last)
+{
+	u64 lo = safe < progress ? safe : progress;
+	u64 hi = safe < progress ? progress : safe;
+
+	return lo < hi && first < hi && last > lo;
+}
+
 bool r5j_reshape_ahead(const struct r5j_reshape *r, u64 pos, u64 array_sector)
 {
 	return r->backwards ? array_sector < pos : array_sector >= pos;

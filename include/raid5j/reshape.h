@@ -63,6 +63,20 @@ bool r5j_reshape_finished(const struct r5j_reshape *r, u64 pos);
 /* A position md may hold: a multiple of unit * next data disks in [0, end]. */
 bool r5j_reshape_pos_valid(const struct r5j_reshape *r, u64 pos);
 
+/*
+ * Next-geometry dev sectors md's sync thread has walked when the reshape
+ * is at pos: its sync_request() counter (from 0 forwards, from the end
+ * backwards, as raid456's reshape_request()).
+ */
+u64 r5j_reshape_walked(const struct r5j_reshape *r, u64 pos);
+
+/*
+ * True if array sectors [first, last) touch the range reshaped but not
+ * yet on disk, between the on-disk position safe and progress (either
+ * direction): a write there waits for the next checkpoint (R4).
+ */
+bool r5j_reshape_unsafe(u64 safe, u64 progress, u64 first, u64 last);
+
 /* True if array_sector is not yet reshaped at pos (maps through prev). */
 bool r5j_reshape_ahead(const struct r5j_reshape *r, u64 pos, u64 array_sector);
 const struct r5j_geom *r5j_reshape_geom(const struct r5j_reshape *r, u64 pos,

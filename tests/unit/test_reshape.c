@@ -207,6 +207,71 @@ static void test_layout_change_by_hand(void)
 	CHECK(!r5j_reshape_resume_ok(&r, 384, false));
 }
 
+/*
+ * r5j_reshape_walked(): md's sync_request() counter at every step, as
+ * raid456's reshape_request() relates it to the step's destination
+ * (forwards: the first dev sector written; backwards: the member's whole
+ * units less one less that sector), for grows, a shrink and same-count
+ * changes in both directions.
+ */
+static void test_walked(void)
+{
+	struct r5j_reshape cases[] = {
+		rs(geom(5, 2, 3, 128), geom(5, 2, 4, 128), 1024, 0, false),
+		rs(geom(5, 2, 4, 128), geom(5, 2, 3, 128), 1024, 0, true),
+		rs(geom(5, 2, 4, 64), geom(5, 0, 4, 128), 1000, -128, false),
+		rs(geom(5, 2, 4, 128), geom(5, 1, 4, 32), 1000, 128, true),
+		rs(geom(6, 2, 5, 32), geom(6, 17, 5, 32), 520, 64, true),
+		rs(geom(4, 5, 4, 16), geom(4, 5, 6, 64), 600, -64, false),
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct r5j_reshape *r = &cases[i];
+		u64 u = r5j_reshape_unit(r), units = r->dev_sectors / u * u;
+		u64 pos = r5j_reshape_start_pos(r);
+		struct r5j_reshape_step st;
+		int steps = 0;
+
+		REQUIRE(r5j_reshape_check(r, NULL) == 0);
+		CHECK_EQ(r5j_reshape_walked(r, pos), 0);
+		while (!r5j_reshape_step(r, pos, &st)) {
+			u64 j = r5j_reshape_walked(r, pos);
+
+			if (r->backwards)
+				CHECK_EQ(units - u - st.dst_lo, j);
+			else
+				CHECK_EQ(st.dst_lo, j);
+			CHECK_EQ(r5j_reshape_walked(r, st.pos_after), j + u);
+			pos = st.pos_after;
+			steps++;
+		}
+		CHECK(r5j_reshape_finished(r, pos));
+		CHECK_EQ(r5j_reshape_walked(r, pos), units);
+		CHECK_EQ((u64)steps, units / u);
+	}
+}
+
+/* r5j_reshape_unsafe(): the window between the two positions, both ways. */
+static void test_unsafe(void)
+{
+	int back;
+
+	for (back = 0; back < 2; back++) {
+		u64 safe = back ? 200 : 100, progress = back ? 100 : 200;
+
+		CHECK(r5j_reshape_unsafe(safe, progress, 150, 160));
+		CHECK(r5j_reshape_unsafe(safe, progress, 99, 101));
+		CHECK(r5j_reshape_unsafe(safe, progress, 199, 201));
+		CHECK(r5j_reshape_unsafe(safe, progress, 0, 300));
+		CHECK(!r5j_reshape_unsafe(safe, progress, 90, 100));
+		CHECK(!r5j_reshape_unsafe(safe, progress, 200, 210));
+	}
+	/* checkpointed: nothing waits */
+	CHECK(!r5j_reshape_unsafe(100, 100, 0, 300));
+	CHECK(!r5j_reshape_unsafe(0, 0, 0, 300));
+}
+
 /* row_side() against the rows' data blocks enumerated one by one. */
 static void test_row_side(void)
 {
@@ -903,6 +968,8 @@ int main(void)
 	RUN_TEST(test_grow_by_hand);
 	RUN_TEST(test_shrink_by_hand);
 	RUN_TEST(test_layout_change_by_hand);
+	RUN_TEST(test_walked);
+	RUN_TEST(test_unsafe);
 	RUN_TEST(test_row_side);
 	RUN_TEST(test_log_geom);
 	RUN_TEST(test_model);
