@@ -38,8 +38,7 @@
 #    never write), the grow finishes (5 members, size 4 x component),
 #    that data verifies again, check 0; no kernel warning.
 # Both personalities assert the same.  First, raid5j only (raid456 makes
-# these changes): --chunk, --layout, a shrink to 2 members (after
-# --array-size) and, with the module parameter reshape=0, the grow itself
+# these changes): a shrink to 2 members (after --array-size) and, with the module parameter reshape=0, the grow itself
 # are refused: mdadm fails, a kernel line "md/raid:md0: raid5j: <what> not
 # supported yet" (or "reshape is off"), raid_disks, chunk_size, layout,
 # size unchanged, no reshape_position; A and T verify afterwards.
@@ -99,10 +98,7 @@ refused() {	# refused KERNEL-LINE WHAT MDADM-ARGS...
 	pass "$what refused"
 }
 if [ "$PERSONALITY" = raid5j ]; then
-	refused "chunk size change not supported yet" chunk \
-		--grow $D --chunk=32 --backup-file=/run/chunk.bak
-	refused "layout change not supported yet" layout \
-		--grow $D --layout=left-asymmetric --backup-file=/run/layout.bak
+	# (--chunk and --layout: accepted since issue 18e, t-reshape-layout)
 	run mdadm --grow $D --array-size=$((old / 2048))
 	old_full=$old old=$((old / 2))
 	refused "removing members (shrink) not supported yet" shrink \
