@@ -4,7 +4,7 @@
 # t-create-assemble: plain mdadm --create / --stop / --assemble, RAID5 then
 # RAID4, on the personality under test.
 #
-#	   d0      d1      d2      d3        virtio, 64 MiB each
+#	   d0      d1      d2      d3        virtio, 32 MiB each
 #	    \       \      /       /
 #	     +-------+----+-------+
 #	     |      /dev/md0      |          RAID5 (left-symmetric, 512K chunk),
@@ -19,11 +19,11 @@
 #    passes;
 #  - no kernel BUG/WARNING/Oops/hung task.
 #
-# Disks: 4 x 64 MiB.  Boots: 1.  Timeout: 150 s.
+# Disks: 4 x 32 MiB.  Boots: 1.  Timeout: 150 s.
 
 . "$(dirname "$0")/lib.sh"
 
-vm_disks 64M d0 d1 d2 d3
+vm_disks 32M d0 d1 d2 d3
 vm_boot --timeout 150 - d0 d1 d2 d3 <<'EOF'
 . /test/guest-lib.sh
 load_personality
@@ -40,7 +40,7 @@ for level in 5 4; do
 	mdadm --detail /dev/md0
 
 	# data that must outlive stop/assemble
-	fio_verify before-stop /dev/md0 --rw=write --bs=64k --iodepth=8 --size=48m
+	fio_verify before-stop /dev/md0 --rw=write --bs=64k --iodepth=8 --size=24m
 	run mdadm --stop /dev/md0
 	[ -e /sys/block/md0/md/level ] && fail "md0 still there after --stop"
 
@@ -49,10 +49,10 @@ for level in 5 4; do
 	check state '[4/4] [UUUU]' /dev/md0
 	check nosync
 	check clean /dev/md0
-	fio_verify before-stop /dev/md0 --rw=write --bs=64k --iodepth=8 --size=48m \
+	fio_verify before-stop /dev/md0 --rw=write --bs=64k --iodepth=8 --size=24m \
 		--verify_only
 	fio_verify after-assemble /dev/md0 --rw=randwrite --bs=16k --iodepth=16 \
-		--offset=64m --size=32m
+		--offset=32m --size=16m
 
 	run mdadm --stop /dev/md0
 	run mdadm --zero-superblock $D

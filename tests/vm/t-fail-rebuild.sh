@@ -5,7 +5,7 @@
 # rebuild onto a spare (with writes during recovery), then onto the
 # re-added old member.
 #
-#	   d0      d1      d2      d3        d4     virtio, 64 MiB each
+#	   d0      d1      d2      d3        d4     virtio, 32 MiB each
 #	    \       \      /       /         :
 #	     +-------+----+-------+          :  spare, added after d1 fails
 #	     |      /dev/md0      |  <.......:
@@ -23,11 +23,11 @@
 #  - stop/assemble: whole, no resync, data verifies; "check" finds
 #    mismatch_cnt 0; no kernel BUG/WARNING/Oops/hung task.
 #
-# Disks: 5 x 64 MiB.  Boots: 1.  Timeout: 180 s.
+# Disks: 5 x 32 MiB.  Boots: 1.  Timeout: 180 s.
 
 . "$(dirname "$0")/lib.sh"
 
-vm_disks 64M d0 d1 d2 d3 d4
+vm_disks 32M d0 d1 d2 d3 d4
 vm_boot --timeout 180 - d0 d1 d2 d3 d4 <<'EOF'
 . /test/guest-lib.sh
 load_personality
@@ -41,9 +41,9 @@ check state '[4/4] [UUUU]' /dev/md0
 
 # A: written whole, read degraded;  B: written degraded;
 # C: written during recovery.  Disjoint ranges.
-A="--rw=write --bs=128k --iodepth=8 --offset=0 --size=64m"
-B="--rw=randwrite --bs=8k --iodepth=16 --offset=64m --size=16m"
-C="--rw=randwrite --bs=32k --iodepth=8 --offset=96m --size=32m"
+A="--rw=write --bs=128k --iodepth=8 --offset=0 --size=32m"
+B="--rw=randwrite --bs=8k --iodepth=16 --offset=32m --size=8m"
+C="--rw=randwrite --bs=32k --iodepth=8 --offset=48m --size=16m"
 fio_verify A /dev/md0 $A
 
 run mdadm /dev/md0 --fail $d1
@@ -54,11 +54,11 @@ r5j_stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/raid5j_stats
 fio_verify A /dev/md0 $A --verify_only
 if [ "$PERSONALITY" = raid5j ]; then
 	# chunks on live members are read straight from them, only d1's
-	# (a quarter of 1024 chunks) go through the stripe cache
+	# (a quarter of 512 chunks) go through the stripe cache
 	ar=$(($(r5j_stat aligned_reads) - ar0)) dr=$(($(r5j_stat degraded_reads) - dr0))
 	log "degraded verify: $ar aligned reads, $dr degraded stripe reads"
-	[ "$ar" -ge 700 ] || fail "only $ar of 768 live chunks read straight from their member"
-	[ "$dr" -ge 256 ] || fail "only $dr stripe reads reconstructed d1's 256 chunks"
+	[ "$ar" -ge 350 ] || fail "only $ar of 384 live chunks read straight from their member"
+	[ "$dr" -ge 128 ] || fail "only $dr stripe reads reconstructed d1's 128 chunks"
 fi
 fio_verify B /dev/md0 $B
 pass "t-fail-rebuild/degraded"

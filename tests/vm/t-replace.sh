@@ -24,12 +24,11 @@
 #  - md1 (RAID6, journal): the same replace under writes, verified,
 #    mismatch_cnt 0; no kernel BUG/WARNING/Oops/hung task.
 #
-# Disks: 5 x 64 MiB, 6 x 32 MiB.  Boots: 1.  Timeout: 300 s.
+# Disks: 11 x 32 MiB.  Boots: 1.  Timeout: 300 s.
 
 . "$(dirname "$0")/lib.sh"
 
-vm_disks 64M d0 d1 d2 d3 d4
-vm_disks 32M e0 e1 e2 e3 e4 ej
+vm_disks 32M d0 d1 d2 d3 d4 e0 e1 e2 e3 e4 ej
 vm_boot --timeout 300 - d0 d1 d2 d3 d4 e0 e1 e2 e3 e4 ej <<'EOF'
 . /test/guest-lib.sh
 load_personality
@@ -64,9 +63,9 @@ run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=64 \
 wait_sync /dev/md0
 # B and Q are written during a copy, behind it (on blocks it has copied
 # already): only writes that reach the replacement too keep them
-A="--rw=write --bs=128k --iodepth=8 --offset=32m --size=96m"
-B="--rw=randwrite --bs=8k --iodepth=16 --offset=0 --size=24m"
-C="--rw=randwrite --bs=16k --iodepth=8 --offset=128m --size=32m"
+A="--rw=write --bs=128k --iodepth=8 --offset=16m --size=48m"
+B="--rw=randwrite --bs=8k --iodepth=16 --offset=0 --size=12m"
+C="--rw=randwrite --bs=16k --iodepth=8 --offset=64m --size=16m"
 fio_verify A /dev/md0 $A
 
 # ---- replace d1 by d4, writing during the copy --------------------------
@@ -74,7 +73,7 @@ run mdadm /dev/md0 --add $d4
 check spares 1 /dev/md0
 slow 2000
 run mdadm /dev/md0 --replace $d1 --with $d4
-wait_copied /dev/md0 20480	# 10 MiB of each member: B's 24 MiB of array
+wait_copied /dev/md0 10240	# 5 MiB of each member: B's 12 MiB of array
 check recovery
 grep -A3 '^md0 ' /proc/mdstat
 st=$(dev_attr /dev/md0 $d4 state)

@@ -9,7 +9,9 @@
 #	                        moves data_offset); f1 fails mid-way, then is
 #	                        added back and rebuilt
 #	  +f4                   then 4->5, the veto set during it
-#	  (virtio, 32 MiB each, created --assume-clean)
+#	  g0 g1 g2 g3 +g4  md0  boot 2: RAID6 4->5, no backup file; g1 fails
+#	                        mid-way, g2 further on; both added back
+#	  (virtio, 32 MiB each, 64K chunk, created --assume-clean)
 #
 #	boot 1  PERSONALITY: fio A (random, 0-16M) and T (the last 2 MiB of
 #	        the old size); add f3; md/sync_max HOLD; grow; wait until the
@@ -36,18 +38,31 @@
 #    never write), the grow finishes (5 members, size 4 x component),
 #    that data verifies again, check 0; no kernel warning.
 # Both personalities assert the same.  First, raid5j only (raid456 makes
-# these changes): --chunk, --layout, a shrink to 2 members (after
-# --array-size) and, with the module parameter reshape=0, the grow itself
+# these changes): a shrink to 2 members (after --array-size) and, with the module parameter reshape=0, the grow itself
 # are refused: mdadm fails, a kernel line "md/raid:md0: raid5j: <what> not
 # supported yet" (or "reshape is off"), raid_disks, chunk_size, layout,
 # size unchanged, no reshape_position; A and T verify afterwards.
 #
-# Disks: 5 x 32 MiB.  Boots: 1.  Timeout: 240 s (x VM_TIMEOUT_SCALE).
+# Boot 2 (RAID6 4->5, both personalities alike): sync_max HOLD6_1, held
+# there; B passes in the background; g1 fails (degraded 1, the reshape
+# still pending); sync_max HOLD6_2: the reshape moves on degraded and is
+# held again further on; g2 fails (degraded 2, still pending); released:
+#  - the reshape completes doubly degraded: raid_disks 5, no position,
+#    degraded 2, --detail 5 devices, size component x 3;
+#  - every B pass verified, at least one during the reshape; A, the last
+#    B, T verify; C is written and verifies in the added space;
+#  - g1 and g2 (superblocks zeroed) added: [5/5] [UUUUU], degraded 0,
+#    check mismatch_cnt 0, A B T C verify again; no kernel warning.
+#
+# Disks: 10 x 32 MiB.  Boots: 2.  Timeout: 240 s and 200 s (x
+# VM_TIMEOUT_SCALE).
 
 . "$(dirname "$0")/lib.sh"
 
 HOLD=16384			# md/sync_max, sectors of each member
-vm_disks 32M f0 f1 f2 f3 f4
+HOLD6_1=8192 HOLD6_2=20480	# RAID6: the first and the second failure
+R6="g0 g1 g2 g3 g4"
+vm_disks 32M f0 f1 f2 f3 f4 $R6
 
 vm_boot --timeout 240 --env HOLD=$HOLD - f0 f1 f2 f3 f4 <<'EOF' ||
 . /test/guest-lib.sh
@@ -83,10 +98,7 @@ refused() {	# refused KERNEL-LINE WHAT MDADM-ARGS...
 	pass "$what refused"
 }
 if [ "$PERSONALITY" = raid5j ]; then
-	refused "chunk size change not supported yet" chunk \
-		--grow $D --chunk=32 --backup-file=/run/chunk.bak
-	refused "layout change not supported yet" layout \
-		--grow $D --layout=left-asymmetric --backup-file=/run/layout.bak
+	# (--chunk and --layout: accepted since issue 18e, t-reshape-layout)
 	run mdadm --grow $D --array-size=$((old / 2048))
 	old_full=$old old=$((old / 2))
 	refused "removing members (shrink) not supported yet" shrink \
@@ -238,5 +250,116 @@ run mdadm --stop $D
 check dmesg
 EOF
 	vm_fail "boot 1 ($PERSONALITY): member failure during the grow"
-echo "boot time: ${VM_BOOT_SECS}s ($PERSONALITY)"
+B1=$VM_BOOT_SECS
+
+# ---- boot 2: RAID6 4->5 loses one old member, then a second -------------
+vm_boot --timeout 200 --env HOLD1=$HOLD6_1 --env HOLD2=$HOLD6_2 - $R6 <<'EOF' ||
+. /test/guest-lib.sh
+load_personality
+M=1048576
+D=/dev/md0
+reg_A="--rw=randwrite --bssplit=4k/30:16k/30:64k/40 --iodepth=8 --offset=0 --size=16m --io_size=6m"
+reg_B() { echo "--rw=randwrite --bssplit=4k/40:32k/30:128k/30 --iodepth=8 --offset=16m --size=16m --io_size=3m --randseed=$1"; }
+reg_T() { echo "--rw=write --bs=128k --iodepth=4 --offset=$(($1 - 2 * M)) --size=2m"; }
+reg_C() { echo "--rw=randwrite --bssplit=4k/50:64k/50 --iodepth=8 --offset=$1 --size=8m --io_size=4m"; }
+
+run mdadm --create $D --run --level=6 --chunk=64 --raid-devices=4 \
+	--assume-clean $(disks g0 g1 g2 g3)
+old=$(blockdev --getsize64 $D)
+fio_verify A $D $reg_A
+fio_verify T $D $(reg_T $old)
+run mdadm $D --add $(disk g4)
+check spares 1 $D
+echo 6000 > /sys/block/md0/md/sync_speed_max
+echo 3000 > /sys/block/md0/md/sync_speed_min
+echo $HOLD1 > /sys/block/md0/md/sync_max || fail "sync_max $HOLD1 refused"
+if ! mdadm --grow $D --raid-devices=5 > /tmp/grow.out 2>&1; then
+	cat /tmp/grow.out
+	fail "raid6 mdadm --grow failed under $PERSONALITY: $(tail -n 2 /tmp/grow.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 3 | tr '\n' ' ')"
+fi
+say "raid6: $(wait_reshape_line $D)"
+wait_reshape_held $D $HOLD1
+pos=$(md_sysfs $D reshape_position)
+say "raid6: held at sync_completed $c (sync_max $HOLD1), reshape_position $pos"
+[ "$pos" != none ] && [ "$pos" -gt 0 ] && [ "$pos" -lt $((old / 512)) ] ||
+	fail "raid6: reshape_position '$pos' not inside the array"
+(
+	i=0 during=0
+	while :; do
+		i=$((i + 1))
+		fio_verify B$i $D $(reg_B $i)
+		if reshaping $D; then
+			during=$((during + 1))
+		else
+			break
+		fi
+	done
+	echo "$i $during" > /tmp/bpasses
+) &
+bpid=$!
+trap 'kill $bpid 2>/dev/null' EXIT
+sleep 1
+run mdadm $D --fail $(disk g1)
+check degraded 1 $D
+reshaping $D || fail "raid6: the reshape ended when g1 failed"
+say "raid6: g1 failed at reshape_position $(md_sysfs $D reshape_position)"
+echo $HOLD2 > /sys/block/md0/md/sync_max || fail "sync_max $HOLD2 refused"
+wait_reshape_held $D $HOLD2
+pos2=$(md_sysfs $D reshape_position)
+[ "$pos2" != none ] && [ "$pos2" -gt "$pos" ] ||
+	fail "raid6: reshape did not move on degraded: '$pos' -> '$pos2'"
+run mdadm $D --fail $(disk g2)
+log "$(cat /proc/mdstat)"
+check degraded 2 $D
+reshaping $D || fail "raid6: the reshape ended when g2 failed"
+say "raid6: g2 failed at reshape_position $pos2 (sync_completed $c)"
+echo max > /sys/block/md0/md/sync_max || fail "sync_max max refused"
+t=0
+while reshaping $D; do
+	[ $t -ge 1200 ] && fail "raid6: reshape still running 120 s after the release: $(tr '\n' ' ' < /proc/mdstat)"
+	sleep 0.1
+	t=$((t + 1))
+done
+wait_grow_children
+wait_sync $D
+wait $bpid || fail "raid6: a fio pass of B failed during the degraded reshape"
+trap - EXIT
+read -r passes during < /tmp/bpasses
+say "raid6: $passes B passes, $during while the reshape ran"
+[ "$during" -ge 1 ] || fail "raid6: no B pass ran while the reshape did"
+log "$(cat /proc/mdstat)"
+expect_eq "$(md_sysfs $D raid_disks)" 5 "raid6 md/raid_disks"
+expect_eq "$(md_sysfs $D reshape_position)" none "raid6 md/reshape_position"
+check raid6 $D
+check degraded 2 $D
+comp=$(md_sysfs $D component_size)
+mdadm --detail $D > /tmp/detail
+expect_eq "$(sed -n 's/^ *Raid Devices : \([0-9]*\)$/\1/p' /tmp/detail)" 5 "raid6 mdadm --detail Raid Devices"
+expect_eq "$(sed -n 's/^ *Array Size : \([0-9]*\) .*/\1/p' /tmp/detail)" $((comp * 3)) "raid6 mdadm --detail Array Size (KiB)"
+expect_eq "$(blockdev --getsize64 $D)" $((comp * 3 * 1024)) "raid6 size of $D (bytes)"
+fio_verify A $D $reg_A --verify_only
+fio_verify B$passes $D $(reg_B $passes) --verify_only
+fio_verify T $D $(reg_T $old) --verify_only
+fio_verify C $D $(reg_C $old)
+pass "raid6 grow finished doubly degraded, data verified"
+
+run mdadm $D --remove $(disks g1 g2)
+run mdadm --zero-superblock $(disks g1 g2)
+run mdadm $D --add $(disks g1 g2)
+fast_sync
+sleep 0.5
+wait_sync $D
+check state '[5/5] [UUUUU]' $D
+check degraded 0 $D
+check mismatch $D
+fio_verify A $D $reg_A --verify_only
+fio_verify B$passes $D $(reg_B $passes) --verify_only
+fio_verify T $D $(reg_T $old) --verify_only
+fio_verify C $D $(reg_C $old) --verify_only
+pass "raid6 g1 g2 rebuilt, check 0"
+run mdadm --stop $D
+check dmesg
+EOF
+	vm_fail "boot 2 ($PERSONALITY): two member failures during a RAID6 grow"
+echo "boot times: ${B1}s (raid5) ${VM_BOOT_SECS}s (raid6, $PERSONALITY)"
 echo "PASS $VM_TEST"

@@ -9,6 +9,9 @@
 #	  b0 b1 b2 +b3       md1  RAID5 3->4, --backup-file      data_offset)
 #	  c0 c1 c2 c3 +c4    md2  RAID6 4->5, no backup file
 #	  e0 e1 e2 e3 +e4    md3  RAID6 4->5, --backup-file
+#	  h0 h1 h2 +h3       md4  RAID4 3->4, no backup file
+#	  j0 j1 j2 +j3 (jj)  md5  RAID5 with a write journal (jj): the grow
+#	                          is refused (boot 1 only)
 #	  (virtio, 32 MiB each, 64K chunk, created --assume-clean)
 #
 #	boot 1  PERSONALITY: per array, one after the other: create; fio
@@ -18,7 +21,7 @@
 #	        verify, a new seed each pass) and read-verify A; after it:
 #	        verify A, B (last pass), T; write and verify C in the space the
 #	        grow added; check.
-#	boot 2  INTEROP (default: the other personality): assemble all four,
+#	boot 2  INTEROP (default: the other personality): assemble all five,
 #	        verify A, B, T, C again, check.
 #
 # Asserts, per array:
@@ -34,8 +37,14 @@
 #    check: mismatch_cnt 0;
 #  - boot 2: the other personality runs each array at its level with N+1
 #    members and that size, every region verifies, mismatch_cnt 0.
+# md5 (journal): mdadm --grow --raid-devices=4 fails under both (raid456's
+# check_reshape refuses an array with a log; raid5j's engine does not
+# reshape one yet and says so: "raid5j: reshape of an array with a
+# journal not supported yet"); mdadm's message says the kernel refused;
+# raid_disks 3, no reshape_position, size and spare unchanged, also after
+# stop and assemble; A and T verify; check 0.
 #
-# Disks: 18 x 32 MiB.  Boots: 2.  Timeout: 300 s and 200 s (x
+# Disks: 27 x 32 MiB.  Boots: 2.  Timeout: 300 s and 200 s (x
 # VM_TIMEOUT_SCALE).
 
 . "$(dirname "$0")/lib.sh"
@@ -44,8 +53,9 @@ case $PERSONALITY in
 raid5j) INTEROP=${INTEROP:-raid456} ;;
 *) INTEROP=${INTEROP:-raid5j} ;;
 esac
-ALL="a0 a1 a2 a3 b0 b1 b2 b3 c0 c1 c2 c3 c4 e0 e1 e2 e3 e4"
-vm_disks 32M $ALL
+ALL="a0 a1 a2 a3 b0 b1 b2 b3 c0 c1 c2 c3 c4 e0 e1 e2 e3 e4 h0 h1 h2 h3"
+JDISKS="j0 j1 j2 j3 jj"		# the journaled array (boot 1 only)
+vm_disks 32M $ALL $JDISKS
 
 # The guest scripts share this prelude.
 GUEST_DIR=$BUILD/boot/$VM_TEST.guest
@@ -59,6 +69,7 @@ ARRAYS="
 1 5 3 1 b0 b1 b2 b3
 2 6 4 0 c0 c1 c2 c3 c4
 3 6 4 1 e0 e1 e2 e3 e4
+4 4 3 0 h0 h1 h2 h3
 "
 M=1048576
 # fio regions; OLD is the array's size (bytes) before the grow
@@ -148,13 +159,57 @@ while read -r md lv nold bk dl; do
 	pass "$what"
 	run mdadm --stop $D
 done <<< "$ARRAYS"
+
+# A grow of an array with a write journal is refused, by raid5j (its
+# engine does not reshape journaled arrays yet) as by raid456 (whose
+# check_reshape refuses any array with a log): mdadm fails, nothing moves.
+D=/dev/md5
+run mdadm --create $D --run --level=5 --chunk=64 --raid-devices=3 \
+	--assume-clean --write-journal=$(disk jj) $(disks j0 j1 j2)
+old=$(blockdev --getsize64 $D)
+fio_verify AJ $D $(reg_A)
+fio_verify TJ $D $(reg_T $old)
+run mdadm $D --add $(disk j3)
+check spares 1 $D
+n=$(dmesg | wc -l)
+if mdadm --grow $D --raid-devices=4 > /tmp/grow.out 2>&1; then
+	cat /tmp/grow.out
+	fail "journal: mdadm --grow accepted under $PERSONALITY"
+fi
+say "journal: mdadm: $(tr '\n' ' ' < /tmp/grow.out)"
+say "journal: kernel: $(dmesg | tail -n +$((n + 1)) | grep md5 | tr '\n' ' ')"
+if [ "$PERSONALITY" = raid5j ]; then
+	dmesg | tail -n +$((n + 1)) | grep -F "md/raid:md5: raid5j: reshape of an array with a journal not supported yet" ||
+		fail "journal: no raid5j kernel line saying why"
+fi
+grep -q "Cannot set device shape\|Invalid argument" /tmp/grow.out ||
+	fail "journal: mdadm's message does not say the kernel refused: $(tr '\n' ' ' < /tmp/grow.out)"
+wait_grow_children
+expect_eq "$(md_sysfs $D raid_disks)" 3 "journal: md/raid_disks"
+expect_eq "$(md_sysfs $D reshape_position)" none "journal: md/reshape_position"
+expect_eq "$(blockdev --getsize64 $D)" "$old" "journal: size"
+check spares 1 $D
+fio_verify AJ $D $(reg_A) --verify_only
+fio_verify TJ $D $(reg_T $old) --verify_only
+run mdadm --stop $D
+run mdadm --assemble $D $(disks j0 j1 j2 j3 jj)
+expect_eq "$(md_sysfs $D raid_disks)" 3 "journal: md/raid_disks after reassembly"
+expect_eq "$(md_sysfs $D reshape_position)" none "journal: md/reshape_position after reassembly"
+expect_eq "$(blockdev --getsize64 $D)" "$old" "journal: size after reassembly"
+check spares 1 $D
+check degraded 0 $D
+fio_verify AJ $D $(reg_A) --verify_only
+fio_verify TJ $D $(reg_T $old) --verify_only
+check mismatch $D
+pass "journal: grow refused, array unchanged"
+run mdadm --stop $D
 check dmesg
 EOF
 )
-vm_boot --timeout 300 "$g" $ALL || vm_fail "boot 1 ($PERSONALITY): grow"
+vm_boot --timeout 300 "$g" $ALL $JDISKS || vm_fail "boot 1 ($PERSONALITY): grow"
 B1=$VM_BOOT_SECS
 facts=
-for md in 0 1 2 3; do
+for md in 0 1 2 3 4; do
 	f=$(vm_val md$md)
 	[ -n "$f" ] || vm_fail "boot 1 reported nothing for md$md"
 	facts="$facts${facts:+;}$md $f"
