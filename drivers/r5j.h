@@ -271,6 +271,7 @@ struct r5j_conf {
 	int pending_joined;		/* queued bios that extend the one before */
 	int pending_full;		/* queued writes of full dirty stripes */
 	bool pending_unsorted;		/* a queue is not in sector order */
+	int pass_submitted;		/* bios submitted since the last pass end */
 	atomic_t member_inflight;	/* member bios submitted, not ended */
 	struct r5j_parity_work pw;	/* daemon only */
 	bool rmw_ok;			/* read-modify-write possible */

@@ -426,6 +426,7 @@ void r5j_submit_pending(struct r5j_conf *conf)
 		}
 	} while (more);
 	atomic64_add(runs, &conf->stats.member_runs);
+	conf->pass_submitted += conf->nr_pending;
 	conf->nr_pending = 0;
 	conf->pending_joined = 0;
 	conf->pending_full = 0;
@@ -443,9 +444,9 @@ void r5j_submit_pending(struct r5j_conf *conf)
  * until nothing is in flight: one request per member at a time, the next
  * growing behind it as the writer fills rows.  Their writes were
  * acknowledged at the journal, so waiting delays no caller, and a member
- * that pays per request moves more data per request.  Submitted as soon
- * as they matched what was in flight, two requests of half the size
- * went out instead (design.md section 4).
+ * that pays per request moves more data per request (design.md section
+ * 4).  What this pass submitted itself is still in its plug: the queued
+ * rows go now if nothing else is in flight, and join those requests.
  */
 void r5j_end_pass(struct r5j_conf *conf)
 {
@@ -454,9 +455,11 @@ void r5j_end_pass(struct r5j_conf *conf)
 
 	if (!conf->quiesce && conf->pending_joined)
 		hold = inflight > conf->nr_pending ||
-		       (inflight && 2 * conf->pending_full >= conf->nr_pending);
+		       (inflight > conf->pass_submitted &&
+			2 * conf->pending_full >= conf->nr_pending);
 	if (!hold)
 		r5j_submit_pending(conf);
+	conf->pass_submitted = 0;
 }
 
 #define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */
