@@ -199,6 +199,7 @@ struct r5j_stats {
 	atomic64_t stripe_waits;
 	atomic64_t stripe_unblocked;	/* not a write, taken past stripes_blocked */
 	atomic64_t member_batches;	/* r5j_submit_pending() runs with bios */
+	atomic64_t member_runs;		/* write runs they held, per device */
 };
 
 struct r5j_conf {
@@ -268,6 +269,9 @@ struct r5j_conf {
 	struct bio_list *pending;	/* R5J_PENDING_QUEUES() lists */
 	int nr_pending;
 	int pending_joined;		/* queued bios that extend the one before */
+	int pending_full;		/* queued writes of full dirty stripes */
+	bool pending_unsorted;		/* a queue is not in sector order */
+	int pass_submitted;		/* bios submitted since the last pass end */
 	atomic_t member_inflight;	/* member bios submitted, not ended */
 	struct r5j_parity_work pw;	/* daemon only */
 	bool rmw_ok;			/* read-modify-write possible */

@@ -319,8 +319,64 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 	if (queue->tail && bio_end_sector(queue->tail) ==
 	    io->bio.bi_iter.bi_sector)
 		conf->pending_joined++;
+	else if (queue->tail && io->bio.bi_iter.bi_sector <
+		 queue->tail->bi_iter.bi_sector)
+		conf->pending_unsorted = true;
 	bio_list_add(queue, &io->bio);
 	conf->nr_pending++;
+}
+
+/* Stable merge of two chains of bios in sector order. */
+static struct bio *merge_by_sector(struct bio *a, struct bio *b)
+{
+	struct bio *head = NULL, **tail = &head;
+
+	while (a && b) {
+		struct bio **from = b->bi_iter.bi_sector <
+				    a->bi_iter.bi_sector ? &b : &a;
+
+		*tail = *from;
+		tail = &(*from)->bi_next;
+		*from = *tail;
+	}
+	*tail = a ? a : b;
+	return head;
+}
+
+#define R5J_SORT_LEVELS	12	/* 2^11 bios before the last level fills */
+
+/*
+ * Put a device's queue in sector order, bios of one sector in the order
+ * queued.  Rows queued over several passes, or two streams interleaved
+ * (full rows and partial destages), then reach the member as one request
+ * per run instead of one per piece: the block layer merges a bio only
+ * with the newest request of its device in the plug.  Bottom-up merge
+ * sort; level[i] holds 2^i bios, older than those of the levels below.
+ */
+static void sort_queue(struct bio_list *q)
+{
+	struct bio *level[R5J_SORT_LEVELS] = { NULL };
+	struct bio *bio, *next, *run;
+	int i;
+
+	for (bio = q->head; bio; bio = next) {
+		next = bio->bi_next;
+		bio->bi_next = NULL;
+		run = bio;
+		for (i = 0; i < R5J_SORT_LEVELS - 1 && level[i]; i++) {
+			run = merge_by_sector(level[i], run);
+			level[i] = NULL;
+		}
+		level[i] = level[i] ? merge_by_sector(level[i], run) : run;
+	}
+	run = NULL;
+	for (i = 0; i < R5J_SORT_LEVELS; i++)
+		if (level[i])
+			run = merge_by_sector(level[i], run);
+	q->head = run;
+	q->tail = run;
+	while (q->tail && q->tail->bi_next)
+		q->tail = q->tail->bi_next;
 }
 
 /*
@@ -334,12 +390,15 @@ void r5j_submit_pending(struct r5j_conf *conf)
 {
 	struct bio *bio;
 	bool more;
-	int i;
+	int i, runs = 0;
 
 	if (!conf->nr_pending)
 		return;
 	atomic64_inc(&conf->stats.member_batches);
 	atomic_add(conf->nr_pending, &conf->member_inflight);
+	if (conf->pending_unsorted)
+		for (i = 0; i < R5J_PENDING_QUEUES(conf); i++)
+			sort_queue(&conf->pending[i]);
 	for (i = 0; i < R5J_PENDING_QUEUES(conf); i += 2)
 		while ((bio = bio_list_pop(&conf->pending[i])))
 			submit_bio_noacct(bio);
@@ -355,6 +414,7 @@ void r5j_submit_pending(struct r5j_conf *conf)
 		for (i = 1; i < R5J_PENDING_QUEUES(conf); i += 2) {
 			struct bio_list *q = &conf->pending[i];
 
+			runs += !bio_list_empty(q);
 			while ((bio = bio_list_pop(q))) {
 				sector_t end = bio_end_sector(bio);
 
@@ -365,8 +425,12 @@ void r5j_submit_pending(struct r5j_conf *conf)
 			more |= !bio_list_empty(q);
 		}
 	} while (more);
+	atomic64_add(runs, &conf->stats.member_runs);
+	conf->pass_submitted += conf->nr_pending;
 	conf->nr_pending = 0;
 	conf->pending_joined = 0;
+	conf->pending_full = 0;
+	conf->pending_unsorted = false;
 }
 
 /*
@@ -375,12 +439,27 @@ void r5j_submit_pending(struct r5j_conf *conf)
  * they lose nothing if the runs wait, since the next completion brings the
  * daemon back and the rows it handles then join them.  Scattered bios
  * (random I/O) would only wait, so they go now.
+ *
+ * Runs that are mostly full stripes leaving the write-back cache wait
+ * until nothing is in flight: one request per member at a time, the next
+ * growing behind it as the writer fills rows.  Their writes were
+ * acknowledged at the journal, so waiting delays no caller, and a member
+ * that pays per request moves more data per request (design.md section
+ * 4).  What this pass submitted itself is still in its plug: the queued
+ * rows go now if nothing else is in flight, and join those requests.
  */
 void r5j_end_pass(struct r5j_conf *conf)
 {
-	if (conf->quiesce || !conf->pending_joined ||
-	    atomic_read(&conf->member_inflight) <= conf->nr_pending)
+	int inflight = atomic_read(&conf->member_inflight);
+	bool hold = false;
+
+	if (!conf->quiesce && conf->pending_joined)
+		hold = inflight > conf->nr_pending ||
+		       (inflight > conf->pass_submitted &&
+			2 * conf->pending_full >= conf->nr_pending);
+	if (!hold)
 		r5j_submit_pending(conf);
+	conf->pass_submitted = 0;
 }
 
 #define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */
@@ -726,17 +805,23 @@ static void submit_member_writes(struct r5j_stripe *sh)
 	 */
 	bool fua = test_bit(R5J_STRIPE_FUA, &sh->state) &&
 		   (!conf->log || r5j_journal_failed(conf->log));
+	bool full = true;
 	int i, writes = 0;
 
 	sh->write_stage = R5J_W_MEMBERS;
 	for (i = 0; i < sh->disks; i++) {
 		if (!r5j_is_parity(sh, i) &&
 		    r5j_blist_empty(&sh->dev[i].written) &&
-		    !test_bit(R5J_DIRTY, &sh->dev[i].flags))
+		    !test_bit(R5J_DIRTY, &sh->dev[i].flags)) {
+			full = false;
 			continue;
+		}
 		writes += submit_block(sh, i,
 				       REQ_OP_WRITE | (fua ? REQ_FUA : 0), 0);
 	}
+	/* a full stripe's destage: r5j_end_pass() lets its run grow */
+	if (full && test_bit(R5J_STRIPE_DIRTY, &sh->state))
+		conf->pending_full += writes;
 	if (!writes)
 		set_bit(R5J_STRIPE_HANDLE, &sh->state);	/* finish next pass */
 }

@@ -174,7 +174,7 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 				 "aligned_reads %lld\ndegraded_reads %lld\n"
 				 "bitmap_waits %lld\nstripe_waits %lld\n"
 				 "stripe_unblocked %lld\n"
-				 "member_batches %lld\n",
+				 "member_batches %lld\nmember_runs %lld\n",
 				 atomic64_read(&st->stripes_handled),
 				 atomic64_read(&st->rmw),
 				 atomic64_read(&st->rcw),
@@ -186,7 +186,8 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 				 atomic64_read(&st->bitmap_waits),
 				 atomic64_read(&st->stripe_waits),
 				 atomic64_read(&st->stripe_unblocked),
-				 atomic64_read(&st->member_batches));
+				 atomic64_read(&st->member_batches),
+				 atomic64_read(&st->member_runs));
 	}
 	spin_unlock(&mddev->lock);
 	return ret;
