@@ -636,6 +636,93 @@ wait_reshape_held() {
 	done
 }
 
+# grow_held DEV N HOLD WHAT: start a grow of DEV to N members held at
+# md/sync_max HOLD (sync speeds slowed, so it is mid-way for sure), wait
+# until it sits there; fails with mdadm's and the kernel's words if mdadm
+# refuses.  Sets pos to DEV's reshape_position (inside the array) and c to
+# sync_completed.
+grow_held() {
+	local dev=$1 n=$2 hold=$3 what=$4 size
+	size=$(blockdev --getsize64 "$dev")
+	echo 6000 > "/sys/block/$(md_name "$dev")/md/sync_speed_max"
+	echo 3000 > "/sys/block/$(md_name "$dev")/md/sync_speed_min"
+	echo "$hold" > "/sys/block/$(md_name "$dev")/md/sync_max" ||
+		fail "$what: sync_max $hold refused"
+	if ! mdadm --grow "$dev" --raid-devices="$n" > /tmp/grow.out 2>&1; then
+		cat /tmp/grow.out
+		fail "$what: mdadm --grow failed under $PERSONALITY: $(tail -n 2 /tmp/grow.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 3 | tr '\n' ' ')"
+	fi
+	say "$what: $(wait_reshape_line "$dev")"
+	wait_reshape_held "$dev" "$hold"
+	pos=$(md_sysfs "$dev" reshape_position)
+	say "$what: held at sync_completed $c (sync_max $hold), reshape_position $pos"
+	[ "$pos" != none ] && [ "$pos" -gt 0 ] && [ "$pos" -lt $((size / 512)) ] ||
+		fail "$what: reshape_position '$pos' not inside the array"
+}
+
+# passes_during_reshape DEV REGFN: in the background, fio verify passes
+# B1, B2 ... (regions "REGFN i") on DEV until a pass ends with the reshape
+# over; then /tmp/bpasses holds "passes passes-that-ended-mid-reshape".
+# Sets bpid; a failure of the caller's script ends the passes too.
+passes_during_reshape() {
+	local dev=$1 regfn=$2
+	(
+		i=0 during=0
+		while :; do
+			i=$((i + 1))
+			# shellcheck disable=SC2046
+			fio_verify B$i "$dev" $($regfn $i)
+			if reshaping "$dev"; then
+				during=$((during + 1))
+			else
+				break
+			fi
+		done
+		echo "$i $during" > /tmp/bpasses
+	) &
+	bpid=$!
+	trap 'kill $bpid 2>/dev/null' EXIT
+}
+
+# stall_watch_start: until /tmp/fio.done exists, keep in /tmp/stall.worst
+# the longest run of seconds in which md0 completed no I/O.
+stall_watch_start() {
+	(
+		last=0 still=0 worst=0
+		while [ ! -e /tmp/fio.done ]; do
+			read -r r _ _ _ w _ < /sys/block/md0/stat
+			w=$((r + w))
+			if [ "$w" = "$last" ]; then
+				still=$((still + 1))
+				[ $still -gt $worst ] && worst=$still
+			else
+				still=0 last=$w
+			fi
+			echo "$worst" > /tmp/stall.worst
+			sleep 1
+		done
+	) &
+}
+
+# hang_watchdog SECONDS [reboot]: unless /tmp/fio.done exists by then, fail
+# with md0's journal_stats and the blocked tasks (sysrq w); with "reboot",
+# end the boot at once (a hung array would hold up the poweroff).  Sets wd.
+hang_watchdog() {
+	local limit=$1 reboot=${2:-}
+	(
+		sleep "$limit"
+		[ -e /tmp/fio.done ] && exit 0
+		cat /sys/block/md0/md/journal_stats 2>/dev/null
+		echo w > /proc/sysrq-trigger
+		result "FAIL $R5J_TEST: fio not done after $limit s: $(tr '\n' ' ' < /sys/block/md0/md/journal_stats 2>/dev/null | cut -c1-400)"
+		if [ -n "$reboot" ]; then
+			sleep 5
+			echo b > /proc/sysrq-trigger	# -no-reboot: the VM ends
+		fi
+	) &
+	wd=$!
+}
+
 # wait_grow_children: mdadm --grow with a backup file leaves a background
 # child that moves the backup window; wait (120 s at most) until none is
 # left, so the array is stopped only after mdadm has finished with it.

@@ -48,30 +48,9 @@ FIO="--rw=randwrite --bs=4k --iodepth=16 --numjobs=2 --size=48M \
 	--offset_increment=48M --io_size=${per}M --randseed=7 --group_reporting"
 
 # progress: seconds without a completed md0 I/O while fio runs
-(
-	last=0 still=0 worst=0
-	while [ ! -e /tmp/fio.done ]; do
-		read -r r _ _ _ w _ < /sys/block/md0/stat
-		w=$((r + w))
-		if [ "$w" = "$last" ]; then
-			still=$((still + 1))
-			[ $still -gt $worst ] && worst=$still
-		else
-			still=0 last=$w
-		fi
-		echo "$worst" > /tmp/stall.worst
-		sleep 1
-	done
-) &
-# watchdog: a hang fails here, with what the array was doing
-(
-	sleep "$LIMIT_S"
-	[ -e /tmp/fio.done ] && exit 0
-	cat $MD/journal_stats 2>/dev/null
-	echo w > /proc/sysrq-trigger
-	result "FAIL $R5J_TEST: fio not done after $LIMIT_S s: $(tr '\n' ' ' < $MD/journal_stats 2>/dev/null | cut -c1-400)"
-) &
-wd=$!
+stall_watch_start
+# a hang fails here, with what the array was doing
+hang_watchdog "$LIMIT_S"
 [ "$PERSONALITY" = raid5j ] &&
 	jstat_watch_start used_sectors fill evicted_stripes dirty_bytes dirty_stripes
 t0=$(cut -d' ' -f1 /proc/uptime)

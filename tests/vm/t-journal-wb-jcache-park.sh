@@ -56,32 +56,9 @@ FIO="--rw=randwrite --bssplit=4k/50:8k/50 --iodepth=16 --numjobs=2 \
 	--group_reporting"
 
 # progress: seconds without a completed md0 I/O while fio runs
-(
-	last=0 still=0 worst=0
-	while [ ! -e /tmp/fio.done ]; do
-		read -r r _ _ _ w _ < /sys/block/md0/stat
-		w=$((r + w))
-		if [ "$w" = "$last" ]; then
-			still=$((still + 1))
-			[ $still -gt $worst ] && worst=$still
-		else
-			still=0 last=$w
-		fi
-		echo "$worst" > /tmp/stall.worst
-		sleep 1
-	done
-) &
-# watchdog: a hang fails here, with what the array was doing
-(
-	sleep "$LIMIT_S"
-	[ -e /tmp/fio.done ] && exit 0
-	cat $MD/journal_stats 2>/dev/null
-	echo w > /proc/sysrq-trigger
-	result "FAIL $R5J_TEST: fio not done after $LIMIT_S s: $(tr '\n' ' ' < $MD/journal_stats 2>/dev/null | cut -c1-400)"
-	sleep 5
-	echo b > /proc/sysrq-trigger	# a hang ends the boot now (-no-reboot)
-) &
-wd=$!
+stall_watch_start
+# a hang fails here, with what the array was doing, and ends the boot
+hang_watchdog "$LIMIT_S" reboot
 if [ "$PERSONALITY" = raid5j ]; then
 	jstat_watch_start used_sectors fill dirty_bytes dirty_stripes
 	# the sample with the most ring taken (used + parity reserve), whole

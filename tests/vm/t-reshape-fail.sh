@@ -38,8 +38,8 @@
 #    never write), the grow finishes (5 members, size 4 x component),
 #    that data verifies again, check 0; no kernel warning.
 # Both personalities assert the same.  First, raid5j only (raid456 makes
-# these changes): a shrink to 2 members (after --array-size) and, with the module parameter reshape=0, the grow itself
-# are refused: mdadm fails, a kernel line "md/raid:md0: raid5j: <what> not
+# these changes): a shrink to 2 members (after --array-size) and, with
+# the module parameter reshape=0, the grow itself are refused: mdadm fails, a kernel line "md/raid:md0: raid5j: <what> not
 # supported yet" (or "reshape is off"), raid_disks, chunk_size, layout,
 # size unchanged, no reshape_position; A and T verify afterwards.
 #
@@ -124,37 +124,11 @@ fi
 
 run mdadm $D --add $(disk f3)
 check spares 1 $D
-echo 6000 > /sys/block/md0/md/sync_speed_max
-echo 3000 > /sys/block/md0/md/sync_speed_min
-echo $HOLD > /sys/block/md0/md/sync_max || fail "sync_max $HOLD refused"
 t0=$(cut -d' ' -f1 /proc/uptime)
-if ! mdadm --grow $D --raid-devices=4 > /tmp/grow.out 2>&1; then
-	cat /tmp/grow.out
-	fail "mdadm --grow failed under $PERSONALITY: $(tail -n 2 /tmp/grow.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 3 | tr '\n' ' ')"
-fi
-say "$(wait_reshape_line $D)"
-wait_reshape_held $D $HOLD
-pos=$(md_sysfs $D reshape_position)
-say "held at sync_completed $c (sync_max $HOLD), reshape_position $pos"
-[ "$pos" != none ] && [ "$pos" -gt 0 ] && [ "$pos" -lt $((old / 512)) ] ||
-	fail "reshape_position '$pos' not inside the array"
+grow_held $D 4 $HOLD raid5
 
 # B passes across the failure and the rest of the reshape
-(
-	i=0 during=0
-	while :; do
-		i=$((i + 1))
-		fio_verify B$i $D $(reg_B $i)
-		if reshaping $D; then
-			during=$((during + 1))
-		else
-			break
-		fi
-	done
-	echo "$i $during" > /tmp/bpasses
-) &
-bpid=$!
-trap 'kill $bpid 2>/dev/null' EXIT	# a failure below ends the passes too
+passes_during_reshape $D reg_B
 sleep 1
 run mdadm $D --fail $(disk f1)
 log "$(cat /proc/mdstat)"
@@ -270,34 +244,8 @@ fio_verify A $D $reg_A
 fio_verify T $D $(reg_T $old)
 run mdadm $D --add $(disk g4)
 check spares 1 $D
-echo 6000 > /sys/block/md0/md/sync_speed_max
-echo 3000 > /sys/block/md0/md/sync_speed_min
-echo $HOLD1 > /sys/block/md0/md/sync_max || fail "sync_max $HOLD1 refused"
-if ! mdadm --grow $D --raid-devices=5 > /tmp/grow.out 2>&1; then
-	cat /tmp/grow.out
-	fail "raid6 mdadm --grow failed under $PERSONALITY: $(tail -n 2 /tmp/grow.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 3 | tr '\n' ' ')"
-fi
-say "raid6: $(wait_reshape_line $D)"
-wait_reshape_held $D $HOLD1
-pos=$(md_sysfs $D reshape_position)
-say "raid6: held at sync_completed $c (sync_max $HOLD1), reshape_position $pos"
-[ "$pos" != none ] && [ "$pos" -gt 0 ] && [ "$pos" -lt $((old / 512)) ] ||
-	fail "raid6: reshape_position '$pos' not inside the array"
-(
-	i=0 during=0
-	while :; do
-		i=$((i + 1))
-		fio_verify B$i $D $(reg_B $i)
-		if reshaping $D; then
-			during=$((during + 1))
-		else
-			break
-		fi
-	done
-	echo "$i $during" > /tmp/bpasses
-) &
-bpid=$!
-trap 'kill $bpid 2>/dev/null' EXIT
+grow_held $D 5 $HOLD1 raid6
+passes_during_reshape $D reg_B
 sleep 1
 run mdadm $D --fail $(disk g1)
 check degraded 1 $D
