@@ -684,6 +684,38 @@ passes_during_reshape() {
 	trap 'kill $bpid 2>/dev/null' EXIT
 }
 
+# release_reshape DEV WHAT: sync_max max, wait (120 s at most) for DEV's
+# reshape to end, for mdadm's children and the resync; then for the
+# passes_during_reshape ones (a failed pass fails here); sets passes and
+# during from /tmp/bpasses.
+release_reshape() {
+	local dev=$1 what=$2 t=0
+	echo max > "/sys/block/$(md_name "$dev")/md/sync_max" || fail "$what: sync_max max refused"
+	while reshaping "$dev"; do
+		[ $t -ge 1200 ] && fail "$what: reshape still running 120 s after the release: $(tr '\n' ' ' < /proc/mdstat)"
+		sleep 0.1
+		t=$((t + 1))
+	done
+	wait_grow_children
+	wait_sync "$dev"
+	wait "$bpid" || fail "$what: a fio pass of B failed during the degraded reshape"
+	trap - EXIT
+	read -r passes during < /tmp/bpasses
+}
+
+# fio_watched NAME DEV FIO-ARGS...: fio_verify under stall_watch_start and
+# the hang_watchdog started before; sets t0, t1 and stall (the longest
+# still run of md0's I/O, s).
+fio_watched() {
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	fio_verify "$@"
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	: > /tmp/fio.done
+	kill "$wd" 2>/dev/null
+	sleep 1.2
+	stall=$(cat /tmp/stall.worst)
+}
+
 # stall_watch_start: until /tmp/fio.done exists, keep in /tmp/stall.worst
 # the longest run of seconds in which md0 completed no I/O.
 stall_watch_start() {

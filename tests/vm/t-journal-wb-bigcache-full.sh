@@ -53,14 +53,8 @@ stall_watch_start
 hang_watchdog "$LIMIT_S"
 [ "$PERSONALITY" = raid5j ] &&
 	jstat_watch_start used_sectors fill evicted_stripes dirty_bytes dirty_stripes
-t0=$(cut -d' ' -f1 /proc/uptime)
 # shellcheck disable=SC2086
-fio_verify full /dev/md0 $FIO
-t1=$(cut -d' ' -f1 /proc/uptime)
-: > /tmp/fio.done
-kill $wd 2>/dev/null
-sleep 1.2
-stall=$(cat /tmp/stall.worst)
+fio_watched full /dev/md0 $FIO
 say "$((WRITE_MB)) MiB of random 4K writes + verify: $(echo "$t1 $t0" | awk '{ print $1 - $2 }') s, longest stall of md0's I/O ${stall} s"
 [ "$stall" -le "$STALL_S" ] || fail "md0's I/O stood still for $stall s (limit $STALL_S)"
 if [ "$PERSONALITY" = raid5j ]; then

@@ -76,14 +76,8 @@ if [ "$PERSONALITY" = raid5j ]; then
 		done
 	) &
 fi
-t0=$(cut -d' ' -f1 /proc/uptime)
 # shellcheck disable=SC2086
-fio_verify park /dev/md0 $FIO
-t1=$(cut -d' ' -f1 /proc/uptime)
-: > /tmp/fio.done
-kill $wd 2>/dev/null
-sleep 1.2
-stall=$(cat /tmp/stall.worst)
+fio_watched park /dev/md0 $FIO
 say "$WRITE_MB MiB of random 4K/8K writes + verify on members delayed $DELAY_MS ms: $(echo "$t1 $t0" | awk '{ print $1 - $2 }') s, longest stall of md0's I/O ${stall} s"
 [ "$stall" -le "$STALL_S" ] || fail "md0's I/O stood still for $stall s (limit $STALL_S)"
 if [ "$PERSONALITY" = raid5j ]; then

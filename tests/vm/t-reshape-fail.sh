@@ -135,19 +135,8 @@ log "$(cat /proc/mdstat)"
 check degraded 1 $D
 reshaping $D || fail "the reshape ended when f1 failed"
 say "f1 failed at reshape_position $(md_sysfs $D reshape_position)"
-echo max > /sys/block/md0/md/sync_max || fail "sync_max max refused"
-t=0
-while reshaping $D; do
-	[ $t -ge 1200 ] && fail "reshape still running 120 s after the release: $(tr '\n' ' ' < /proc/mdstat)"
-	sleep 0.1
-	t=$((t + 1))
-done
-wait_grow_children
-wait_sync $D
+release_reshape $D raid5
 t1=$(cut -d' ' -f1 /proc/uptime)
-wait $bpid || fail "a fio pass of B failed during the degraded reshape"
-trap - EXIT
-read -r passes during < /tmp/bpasses
 say "reshape done in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s (held part included); $passes B passes, $during while it ran"
 [ "$during" -ge 1 ] || fail "no B pass ran while the reshape did"
 log "$(cat /proc/mdstat)"
@@ -261,18 +250,7 @@ log "$(cat /proc/mdstat)"
 check degraded 2 $D
 reshaping $D || fail "raid6: the reshape ended when g2 failed"
 say "raid6: g2 failed at reshape_position $pos2 (sync_completed $c)"
-echo max > /sys/block/md0/md/sync_max || fail "sync_max max refused"
-t=0
-while reshaping $D; do
-	[ $t -ge 1200 ] && fail "raid6: reshape still running 120 s after the release: $(tr '\n' ' ' < /proc/mdstat)"
-	sleep 0.1
-	t=$((t + 1))
-done
-wait_grow_children
-wait_sync $D
-wait $bpid || fail "raid6: a fio pass of B failed during the degraded reshape"
-trap - EXIT
-read -r passes during < /tmp/bpasses
+release_reshape $D raid6
 say "raid6: $passes B passes, $during while the reshape ran"
 [ "$during" -ge 1 ] || fail "raid6: no B pass ran while the reshape did"
 log "$(cat /proc/mdstat)"
