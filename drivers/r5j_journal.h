@@ -7,8 +7,9 @@
  *   handle_writes: bios copied into pages, parity computed
  *        |  r5j_journal_write_stripe()
  *        v
- *   open unit  --(end of daemon pass: r5j_journal_submit())-->  unit I/O (FUA)
- *        |                                                          |
+ *   open unit  --(end of daemon pass: r5j_journal_submit())-->  unit I/O
+ *        |                      (a later pass: one journal flush    |
+ *        |                       if the journal has a write cache)  |
  *        |  all earlier units stable too                            v
  *        +------------------------------------------------>  stripe LOGGED:
  *                                                            member writes
