@@ -5,15 +5,20 @@
  *
  * Ordering rules (why a crash never shows a write hole):
  *  1. A unit's blocks reach the members only once that unit AND every
- *     earlier unit are stable (FUA complete): recovery stops at the first
+ *     earlier unit are stable (rule 4): recovery stops at the first
  *     broken unit, so nothing after it may be on the members half-written.
  *  2. journal_tail moves past a unit only after its member writes completed
  *     AND the members were flushed AND the superblock holding the new tail
  *     was written; only then is that space reused.
  *  3. A completed write is in the log until rule 2 frees it, so flushes and
- *     FUA from above are already honoured by the log's FUA -- while the
- *     journal works.  Once it failed, the members are flushed once and
- *     flushes and FUA go to them again.
+ *     FUA from above are already honoured by the log -- while the journal
+ *     works.  Once it failed, the members are flushed once and flushes and
+ *     FUA go to them again.
+ *  4. A unit is stable once its write completed and, if the journal has a
+ *     volatile write cache, a flush of the journal submitted after that
+ *     completion has completed.  Units carry no FUA; one flush in flight
+ *     at a time covers every unit completed before it was sent (the daemon
+ *     sends it: issue_log_flush()).  A failed flush fails the journal.
  *
  * Ring space: [tail, head) is reserved; one block more is always kept for
  * the empty unit a quiesce or clean stop writes.
@@ -48,9 +53,9 @@ static struct r5j_log_unit *new_unit(struct r5j_journal *log)
 	unit->log = log;
 	unit->meta = mempool_alloc(&log->meta_pool, GFP_NOIO);
 	unit->bio = bio_alloc_bioset(log->rdev->bdev, BIO_MAX_VECS,
-				     REQ_OP_WRITE | REQ_FUA | REQ_SYNC,
-				     GFP_NOIO, &log->bs);
+				     REQ_OP_WRITE | REQ_SYNC, GFP_NOIO, &log->bs);
 	INIT_LIST_HEAD(&unit->stripes);
+	INIT_LIST_HEAD(&unit->flush_list);
 	unit->state = R5J_UNIT_OPEN;
 	return unit;
 }
@@ -124,10 +129,88 @@ static void unit_end_io(struct bio *bio)
 		md_error(log->mddev, log->rdev);
 	}
 	spin_lock_irqsave(&log->lock, flags);
-	unit->state = R5J_UNIT_STABLE;
-	release_stable_units(log);
+	if (unit->volatile_cache && !unit->status) {
+		/* durable once a later flush completes: the daemon sends it */
+		unit->state = R5J_UNIT_WRITTEN;
+		list_add_tail(&unit->flush_list, &log->unflushed);
+	} else {
+		unit->state = R5J_UNIT_STABLE;
+		release_stable_units(log);
+	}
 	spin_unlock_irqrestore(&log->lock, flags);
 	md_wakeup_thread(log->mddev->thread);
+}
+
+static void flush_end_io(struct bio *bio)
+{
+	struct r5j_journal *log = bio->bi_private;
+	struct mddev *mddev = log->mddev;
+	struct md_rdev *rdev = log->rdev;
+	blk_status_t status = bio->bi_status;
+	struct r5j_log_unit *unit, *tmp;
+	unsigned long flags;
+
+	if (status) {
+		pr_err("md/raid:%s: journal flush failed on %pg\n",
+		       mdname(mddev), rdev->bdev);
+		md_error(mddev, rdev);
+	}
+	spin_lock_irqsave(&log->lock, flags);
+	list_for_each_entry_safe(unit, tmp, &log->flushing, flush_list) {
+		list_del_init(&unit->flush_list);
+		if (status)
+			unit->status = status;	/* its stripes: LOG_FAILED */
+		unit->state = R5J_UNIT_STABLE;
+	}
+	release_stable_units(log);
+	log->flush_busy = false;
+	spin_unlock_irqrestore(&log->lock, flags);
+	/* r5j_journal_exit() may free log from here on */
+	rdev_dec_pending(rdev, mddev);
+	md_wakeup_thread(mddev->thread);	/* units for the next flush */
+	wake_up_var(&log->flush_busy);		/* the address only */
+}
+
+/*
+ * Daemon: one flush of the journal for every unit whose write completed
+ * (rule 4), unless one is in flight: its completion wakes the daemon,
+ * and the units that completed meanwhile go with the next.
+ */
+static void issue_log_flush(struct r5j_journal *log)
+{
+	struct r5j_log_unit *unit, *tmp;
+	struct bio *bio = &log->flush_bio;
+
+	if (list_empty_careful(&log->unflushed))
+		return;
+	spin_lock_irq(&log->lock);
+	if (log->flush_busy || list_empty(&log->unflushed)) {
+		spin_unlock_irq(&log->lock);
+		return;
+	}
+	if (log->failed) {
+		/* the log's copy is void: the stripes take the failed path */
+		list_for_each_entry_safe(unit, tmp, &log->unflushed,
+					 flush_list) {
+			list_del_init(&unit->flush_list);
+			unit->state = R5J_UNIT_STABLE;
+		}
+		release_stable_units(log);
+		spin_unlock_irq(&log->lock);
+		return;
+	}
+	list_for_each_entry(unit, &log->unflushed, flush_list)
+		unit->state = R5J_UNIT_FLUSHING;
+	list_splice_init(&log->unflushed, &log->flushing);
+	log->flush_busy = true;
+	log->stats.log_flushes++;
+	spin_unlock_irq(&log->lock);
+
+	bio_reset(bio, log->rdev->bdev, REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC);
+	bio->bi_end_io = flush_end_io;
+	bio->bi_private = log;
+	atomic_inc(&log->rdev->nr_pending);
+	submit_bio_noacct(bio);
 }
 
 static void submit_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
@@ -138,6 +221,8 @@ static void submit_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
 
 	r5j_meta_set_writeback(page_address(unit->meta), wb);
 	r5j_meta_seal(page_address(unit->meta), log->fmt.seed);
+	/* read per unit: the cache can be switched off (queue/write_cache) */
+	unit->volatile_cache = bdev_write_cache(log->rdev->bdev);
 	spin_lock_irq(&log->lock);
 	log->wb_logged = wb;
 	unit->state = R5J_UNIT_IO;
@@ -675,10 +760,11 @@ void r5j_journal_submit(struct r5j_journal *log)
 
 	retry_parked(log);
 	unit = log->open;
-	if (!unit)
-		return;
-	log->open = NULL;
-	submit_unit(log, unit);
+	if (unit) {
+		log->open = NULL;
+		submit_unit(log, unit);
+	}
+	issue_log_flush(log);
 }
 
 void r5j_journal_stripe_done(struct r5j_journal *log, struct r5j_stripe *sh)
@@ -1048,7 +1134,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	len += sysfs_emit(page,
 			  "state %s\nring_sectors %llu\nused_sectors %llu\n"
 			  "tail %llu\nhead %llu\nnext_seq %llu\n"
-			  "units %llu\nempty_units %llu\nstripes %llu\n"
+			  "units %llu\nlog_flushes %llu\nempty_units %llu\n"
+			  "stripes %llu\n"
 			  "data_pages %llu\nparity_pages %llu\nmeta_bytes %llu\n"
 			  "reclaims %llu\nspace_waits %llu\n"
 			  "recovered_transactions %llu\nreplayed_stripes %llu\n"
@@ -1062,7 +1149,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n"
 			  "parity_waits %llu\nwb_stripes %llu\nroom_short %llu\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
-			  st.units, st.empty_units, st.stripes, st.data_pages,
+			  st.units, st.log_flushes, st.empty_units, st.stripes,
+			  st.data_pages,
 			  st.parity_pages, st.meta_bytes, st.reclaims,
 			  st.space_waits, st.recovered_txns,
 			  st.replayed_stripes, st.replayed_blocks,
@@ -1133,6 +1221,9 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	INIT_LIST_HEAD(&log->units);
 	INIT_LIST_HEAD(&log->parked);
 	INIT_LIST_HEAD(&log->parked_wb);
+	INIT_LIST_HEAD(&log->unflushed);
+	INIT_LIST_HEAD(&log->flushing);
+	bio_init(&log->flush_bio, NULL, NULL, 0, 0);
 	err = bioset_init(&log->bs, 4, 0, BIOSET_NEED_BVECS);
 	if (err)
 		goto fail;
@@ -1175,6 +1266,11 @@ void r5j_journal_exit(struct r5j_conf *conf)
 	r5j_unregister_thread(log->mddev, &log->reclaim_thread);
 	if (log->failed)
 		flush_after_failure(log);	/* removed before it ran */
+	/* a failed journal can go with its flush in flight */
+	wait_var_event(&log->flush_busy, !READ_ONCE(log->flush_busy));
+	spin_lock_irq(&log->lock);	/* flush_end_io() left the lock */
+	spin_unlock_irq(&log->lock);
+	bio_uninit(&log->flush_bio);
 	list_for_each_entry_safe(unit, tmp, &log->units, list) {
 		list_del(&unit->list);
 		free_unit(unit);

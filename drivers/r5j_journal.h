@@ -7,8 +7,9 @@
  *   handle_writes: bios copied into pages, parity computed
  *        |  r5j_journal_write_stripe()
  *        v
- *   open unit  --(end of daemon pass: r5j_journal_submit())-->  unit I/O (FUA)
- *        |                                                          |
+ *   open unit  --(end of daemon pass: r5j_journal_submit())-->  unit I/O
+ *        |                      (a later pass: one journal flush    |
+ *        |                       if the journal has a write cache)  |
  *        |  all earlier units stable too                            v
  *        +------------------------------------------------>  stripe LOGGED:
  *                                                            member writes
@@ -58,7 +59,10 @@ void r5j_journal_count_rmw(struct r5j_journal *log, int saved);
 bool r5j_journal_pressure(struct r5j_journal *log);
 bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit);
 
-/* Daemon, end of a pass: send the open unit; retry parked stripes. */
+/*
+ * Daemon, end of a pass: send the open unit; retry parked stripes; send
+ * the journal flush that makes completed units stable (journal.md rule 4).
+ */
 void r5j_journal_submit(struct r5j_journal *log);
 /* Daemon: the members have the stripe's logged blocks. */
 void r5j_journal_stripe_done(struct r5j_journal *log, struct r5j_stripe *sh);

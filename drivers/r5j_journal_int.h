@@ -18,7 +18,9 @@
 enum r5j_unit_state {
 	R5J_UNIT_OPEN,		/* collecting stripes (daemon) */
 	R5J_UNIT_IO,		/* written to the journal, not yet complete */
-	R5J_UNIT_STABLE,	/* on the journal, FUA complete */
+	R5J_UNIT_WRITTEN,	/* write complete, in the journal's cache */
+	R5J_UNIT_FLUSHING,	/* a flush sent after the write is in flight */
+	R5J_UNIT_STABLE,	/* durable on the journal (rule 4) */
 	R5J_UNIT_RELEASED,	/* its stripes went on to the members */
 	R5J_UNIT_DONE,		/* the members have all of it */
 };
@@ -36,13 +38,16 @@ struct r5j_log_unit {
 	int stripes_pending;		/* not yet on the members */
 	u32 pinners;			/* stripes that became dirty in it */
 	enum r5j_unit_state state;
+	bool volatile_cache;		/* the journal had one at submit */
 	blk_status_t status;
+	struct list_head flush_list;	/* log->unflushed or log->flushing */
 	atomic_t io_pending;
 	struct list_head stripes;	/* waiting for the unit to be stable */
 };
 
 struct r5j_journal_stats {
 	u64 units;
+	u64 log_flushes;	/* journal flushes that made units stable */
 	u64 empty_units;
 	u64 stripes;
 	u64 data_pages;
@@ -83,6 +88,9 @@ struct r5j_journal {
 	struct r5j_log_unit *open;	/* daemon only */
 	struct list_head parked;	/* stripes waiting for space */
 	struct list_head parked_wb;	/* destage parity waiting for space */
+	struct list_head unflushed;	/* WRITTEN units, log order */
+	struct list_head flushing;	/* units flush_bio covers */
+	bool flush_busy;		/* flush_bio in flight */
 	bool failed;
 	bool failed_flushed;		/* reclaim thread: members flushed */
 	u64 wb_stripes;			/* dirty stripes, parity not logged */
@@ -93,6 +101,7 @@ struct r5j_journal {
 	R5J_MD_THREAD(reclaim_thread);
 	unsigned long tick_at;		/* jiffies of conf->dirty_tick's last step */
 	struct bio_set bs;
+	struct bio flush_bio;		/* one flush in flight (rule 4) */
 	mempool_t unit_pool;
 	mempool_t meta_pool;
 	struct page *empty_page;	/* r5j_journal_write_empty() */

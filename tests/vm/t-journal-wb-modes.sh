@@ -10,6 +10,10 @@
 #      reads back right through chunk-aligned O_DIRECT reads (the bypass
 #      must not read a member's older block) and through 4 KiB reads;
 #   3. fio with verification (random 4K..64K writes) in write-back;
+#      then 4 KiB random writes at iodepth 16: raid5j's journal (virtio,
+#      cache=unsafe: a volatile write cache in the guest) makes its units
+#      stable with batched flushes (journal.md rule 4): journal_stats
+#      log_flushes > 0 and units / log_flushes > 1;
 #   4. switching back to write-through returns once every dirty stripe is
 #      on the members (raid5j: dirty_stripes 0 right after the switch);
 #      "check" then counts mismatch_cnt 0;
@@ -67,6 +71,23 @@ pass "dirty data read back"
 fio_verify wb /dev/md0 --rw=randwrite --bsrange=4k-64k --size=16M \
 	--offset=1M --iodepth=8 --numjobs=1
 pass "fio verify in write-back"
+
+# 3b: one journal flush for several units under a queue depth of 16
+if [ "$PERSONALITY" = raid5j ]; then
+	jdev=$(basename "$(readlink -f "$(disk j)")")
+	expect_eq "$(cat /sys/block/$jdev/queue/write_cache)" "write back" \
+		"the journal's write cache (the setup)"
+	u0=$(stat units) f0=$(stat log_flushes)
+fi
+fio_verify qd16 /dev/md0 --rw=randwrite --bs=4k --size=4M --offset=20M \
+	--iodepth=16 --numjobs=1
+if [ "$PERSONALITY" = raid5j ]; then
+	u=$(( $(stat units) - u0 )) f=$(( $(stat log_flushes) - f0 ))
+	say "qd16 4k writes: $u units, $f journal flushes"
+	[ "$f" -gt 0 ] || fail "no journal flush with a volatile journal cache"
+	[ "$u" -gt "$f" ] || fail "journal flushes not batched: $u units, $f flushes"
+fi
+pass "journal flushes batched at qd16"
 
 # 4: back to write-through: every dirty stripe destaged first
 run dd if=/tmp/pat of=/dev/md0 bs=64K oflag=direct seek=320
