@@ -333,9 +333,10 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 	if (unlikely(bi->bi_opf & REQ_PREFLUSH)) {
 		if (conf->log && !r5j_journal_failed(conf->log)) {
 			/*
-			 * Completed writes stay in the journal (FUA) until
-			 * the members are flushed: already durable.  Not
-			 * once the journal failed: then md core flushes.
+			 * Completed writes stay in the journal (stable,
+			 * journal.md rule 4) until the members are
+			 * flushed: already durable.  Not once the journal
+			 * failed: then md core flushes.
 			 */
 			if (!bio_sectors(bi)) {
 				bio_endio(bi);
