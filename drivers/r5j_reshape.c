@@ -19,6 +19,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/completion.h>
+#include <linux/lcm.h>
 #include "r5j.h"
 
 /*
@@ -263,10 +264,30 @@ int r5j_start_reshape(struct mddev *mddev)
 static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
 		      sector_t done)
 {
+	struct r5j_reshape *rs = &conf->rs;
+	int nd = r5j_geom_data_disks(&rs->next);
+	/* mdadm's critical section (its backup_blocks), in walked sectors */
+	sector_t crit = lcm(rs->prev.chunk_sectors *
+			    r5j_geom_data_disks(&rs->prev),
+			    rs->next.chunk_sectors * nd) / nd;
+
 	if (conf->reshape_safe == conf->reshape_progress)
 		return 0;
 	mddev->reshape_position = conf->reshape_progress;
-	mddev->curr_resync_completed = done;
+	/*
+	 * sync_completed stays below the critical section at the end of
+	 * the walk unless sync_max holds the reshape there.  mdadm's
+	 * backup monitor waits for it to pass the section's start; seeing
+	 * that while the last steps run, it backs the section up and
+	 * loops once more, and that loop's sync_max write (refused by md
+	 * core while a reshape runs) lands after the end, once md core
+	 * has reset sync_max to max: the next check then stops there for
+	 * good.  raid456 reports no checkpoint in that section (its rule
+	 * needs mdadm's backup there), so mdadm waits for the end.
+	 */
+	if (done >= mddev->resync_max ||
+	    done + crit < mddev->resync_max_sectors)
+		mddev->curr_resync_completed = done;
 	conf->reshape_checkpoint = jiffies;
 	set_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags);
 	md_wakeup_thread(mddev->thread);
