@@ -679,7 +679,7 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 	}
 	if (number < 0 || number >= R5J_MAX_DISKS)
 		return 0;
-	/* past the count: a member a finished shrink removed (reshape.md 5.4) */
+	/* past the count: a member a finished shrink removed (reshape.md 5.3) */
 	removed = number >= conf->raid_disks;
 	p = &conf->disks[number];
 	if (rcu_access_pointer(p->rdev) == rdev)
