@@ -555,10 +555,11 @@ static void r5j_status(struct seq_file *seq, struct mddev *mddev)
 
 	seq_printf(seq, " level %d, %dk chunk, algorithm %d", mddev->level,
 		   mddev->chunk_sectors / 2, mddev->layout);
-	seq_printf(seq, " [%d/%d] [", conf->raid_disks,
-		   conf->raid_disks - mddev->degraded);
+	/* during a reshape the next count, as raid456 (a shrink's is smaller) */
+	seq_printf(seq, " [%d/%d] [", conf->geom.raid_disks,
+		   conf->geom.raid_disks - mddev->degraded);
 	rcu_read_lock();
-	for (i = 0; i < conf->raid_disks; i++) {
+	for (i = 0; i < conf->geom.raid_disks; i++) {
 		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
 
 		seq_puts(seq, rdev && test_bit(In_sync, &rdev->flags) ?
@@ -665,6 +666,7 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 	struct md_rdev __rcu **slot;
 	struct md_rdev *repl;
 	struct r5j_disk *p;
+	bool removed;
 
 	if (test_bit(Journal, &rdev->flags)) {
 		if (!conf->log || r5j_journal_rdev(conf->log) != rdev)
@@ -675,8 +677,10 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 		r5j_journal_exit(conf);
 		return 0;
 	}
-	if (number < 0 || number >= conf->raid_disks)
+	if (number < 0 || number >= R5J_MAX_DISKS)
 		return 0;
+	/* past the count: a member a finished shrink removed (reshape.md 5.3) */
+	removed = number >= conf->raid_disks;
 	p = &conf->disks[number];
 	if (rcu_access_pointer(p->rdev) == rdev)
 		slot = &p->rdev;
@@ -691,7 +695,7 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 	 * a member whose replacement is there may go (the replacement then
 	 * takes the slot and carries on).
 	 */
-	if (!test_bit(Faulty, &rdev->flags) &&
+	if (!removed && !test_bit(Faulty, &rdev->flags) &&
 	    mddev->recovery_disabled != conf->recovery_disabled &&
 	    !r5j_has_failed(conf) &&
 	    (!rcu_access_pointer(p->replacement) ||
@@ -707,7 +711,7 @@ static int r5j_hot_remove(struct mddev *mddev, struct md_rdev *rdev)
 		}
 	}
 	repl = rcu_access_pointer(p->replacement);
-	if (repl) {
+	if (repl && !removed) {
 		/* the member is gone: its replacement is the member now */
 		r5j_slot_changed(conf, number);
 		rcu_assign_pointer(p->rdev, repl);

@@ -2,8 +2,8 @@
 /*
  * raid5j reshape engine (Documentation/reshape.md, sections 3 and 5):
  * check_reshape, start_reshape, the reshape branch of sync_request and
- * finish_reshape.  So far: reshapes within a level that add members or
- * keep their count (chunk size, layout), forwards or backwards, no
+ * finish_reshape.  So far: reshapes within a level that add, remove or
+ * keep members (chunk size, layout), forwards or backwards, no
  * journal (on by default; the module parameter reshape=0 vetoes it);
  * everything else is refused with the reason (an interrupted reshape of
  * another kind runs held, section 5.1).
@@ -19,6 +19,7 @@
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/completion.h>
+#include <linux/lcm.h>
 #include "r5j.h"
 
 /*
@@ -34,9 +35,9 @@ MODULE_PARM_DESC(reshape,
 #define R5J_RESHAPE_MAX_PAGES	1024
 
 /*
- * Why the engine cannot run @rs (NULL: it can): a change within the level
- * that does not remove members, either direction (the direction and the
- * data_offset move are checked by r5j_reshape_check()).
+ * Why the engine cannot run @rs (NULL: it can): a change within the level,
+ * either direction (the direction and the data_offset move are checked by
+ * r5j_reshape_check()).
  */
 static const char *unsupported(struct r5j_conf *conf,
 			       const struct r5j_reshape *rs)
@@ -47,8 +48,6 @@ static const char *unsupported(struct r5j_conf *conf,
 		return "reshape of an array with a journal not supported yet";
 	if (rs->next.level != rs->prev.level)
 		return "level change not supported yet";
-	if (rs->next.raid_disks < rs->prev.raid_disks)
-		return "removing members (shrink) not supported yet";
 	if (step / R5J_STRIPE_SECTORS > R5J_RESHAPE_MAX_PAGES)
 		return "chunk too large for a reshape step";
 	return NULL;
@@ -210,7 +209,8 @@ int r5j_start_reshape(struct mddev *mddev)
 	spin_lock_irq(&conf->lock);
 	conf->rs = rs;
 	conf->geom = rs.next;
-	conf->raid_disks = rs.next.raid_disks;
+	/* a shrink keeps the removed members' slots until the end */
+	conf->raid_disks = max(rs.prev.raid_disks, rs.next.raid_disks);
 	conf->data_disks = r5j_geom_data_disks(&rs.next);
 	conf->reshape_progress = r5j_reshape_start_pos(&rs);
 	conf->reshape_safe = conf->reshape_progress;
@@ -245,7 +245,7 @@ int r5j_start_reshape(struct mddev *mddev)
 	spin_lock_irq(&conf->lock);
 	mddev->degraded = r5j_calc_degraded(conf);
 	spin_unlock_irq(&conf->lock);
-	mddev->raid_disks = conf->raid_disks;
+	mddev->raid_disks = rs.next.raid_disks;
 	mddev->reshape_position = conf->reshape_progress;
 	set_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags);
 	pr_info("md/raid:%s: reshape started: %d to %d devices, layout %d to %d, %uk to %uk chunk, %s\n",
@@ -264,10 +264,30 @@ int r5j_start_reshape(struct mddev *mddev)
 static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
 		      sector_t done)
 {
+	struct r5j_reshape *rs = &conf->rs;
+	int nd = r5j_geom_data_disks(&rs->next);
+	/* mdadm's critical section (its backup_blocks), in walked sectors */
+	sector_t crit = lcm(rs->prev.chunk_sectors *
+			    r5j_geom_data_disks(&rs->prev),
+			    rs->next.chunk_sectors * nd) / nd;
+
 	if (conf->reshape_safe == conf->reshape_progress)
 		return 0;
 	mddev->reshape_position = conf->reshape_progress;
-	mddev->curr_resync_completed = done;
+	/*
+	 * sync_completed stays below the critical section at the end of
+	 * the walk unless sync_max holds the reshape there.  mdadm's
+	 * backup monitor waits for it to pass the section's start; seeing
+	 * that while the last steps run, it backs the section up and
+	 * loops once more, and that loop's sync_max write (refused by md
+	 * core while a reshape runs) lands after the end, once md core
+	 * has reset sync_max to max: the next check then stops there for
+	 * good.  raid456 reports no checkpoint in that section (its rule
+	 * needs mdadm's backup there), so mdadm waits for the end.
+	 */
+	if (done >= mddev->resync_max ||
+	    done + crit < mddev->resync_max_sectors)
+		mddev->curr_resync_completed = done;
 	conf->reshape_checkpoint = jiffies;
 	set_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags);
 	md_wakeup_thread(mddev->thread);
@@ -427,6 +447,12 @@ static void end_reshape(struct mddev *mddev, struct r5j_conf *conf)
 	spin_lock_irq(&conf->lock);
 	md_finish_reshape(mddev);
 	conf->reshaping = false;
+	/*
+	 * A shrink's removed members leave the array's slots; they stay in
+	 * conf->disks until finish_reshape() takes them out of sync and md
+	 * core removes them (r5j_hot_remove()): spares, as under raid456.
+	 */
+	conf->raid_disks = conf->geom.raid_disks;
 	conf->reshape_progress = MaxSector;
 	conf->reshape_safe = MaxSector;
 	mddev->reshape_position = MaxSector;
@@ -518,9 +544,23 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 void r5j_finish_reshape(struct mddev *mddev)
 {
 	struct r5j_conf *conf = mddev->private;
+	int d;
 
 	if (test_bit(MD_RECOVERY_INTR, &mddev->recovery) || conf->reshaping)
 		return;
+	/* a shrink: the members past the new count hold nothing of the array */
+	for (d = conf->raid_disks; d < conf->rs.prev.raid_disks; d++) {
+		struct md_rdev *rdev = r5j_rdev_locked(conf, d);
+		struct md_rdev *repl = r5j_repl_locked(conf, d);
+
+		if (rdev)
+			clear_bit(In_sync, &rdev->flags);
+		if (repl)
+			clear_bit(In_sync, &repl->flags);
+	}
+	spin_lock_irq(&conf->lock);
+	mddev->degraded = r5j_calc_degraded(conf);
+	spin_unlock_irq(&conf->lock);
 	mddev->layout = conf->geom.layout;
 	mddev->chunk_sectors = conf->geom.chunk_sectors;
 	mddev->reshape_position = MaxSector;

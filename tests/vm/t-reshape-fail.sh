@@ -38,10 +38,10 @@
 #    never write), the grow finishes (5 members, size 4 x component),
 #    that data verifies again, check 0; no kernel warning.
 # Both personalities assert the same.  First, raid5j only (raid456 makes
-# these changes): a shrink to 2 members (after --array-size) and, with
-# the module parameter reshape=0, the grow itself are refused: mdadm fails, a kernel line "md/raid:md0: raid5j: <what> not
-# supported yet" (or "reshape is off"), raid_disks, chunk_size, layout,
-# size unchanged, no reshape_position; A and T verify afterwards.
+# the change): with the module parameter reshape=0 the grow itself is
+# refused: mdadm fails, a kernel line "md/raid:md0: raid5j: reshape is
+# off: ...", raid_disks, chunk_size, layout, size unchanged, no
+# reshape_position; A and T verify afterwards.
 #
 # Boot 2 (RAID6 4->5, both personalities alike): sync_max HOLD6_1, held
 # there; B passes in the background; g1 fails (degraded 1, the reshape
@@ -98,16 +98,8 @@ refused() {	# refused KERNEL-LINE WHAT MDADM-ARGS...
 	pass "$what refused"
 }
 if [ "$PERSONALITY" = raid5j ]; then
-	# (--chunk and --layout: accepted since issue 18e, t-reshape-layout)
-	run mdadm --grow $D --array-size=$((old / 2048))
-	old_full=$old old=$((old / 2))
-	refused "removing members (shrink) not supported yet" shrink \
-		--grow $D --raid-devices=2 --backup-file=/run/shrink.bak
-	old=$old_full
-	run mdadm --grow $D --array-size=max
-	expect_eq "$(blockdev --getsize64 $D)" "$old" "size after --array-size=max"
-	# (mdadm leaves the members' new_offset moved after this refusal:
-	# md core's, not raid5j's; the later grow sets it again)
+	# (--chunk and --layout: accepted since issue 18e, t-reshape-layout;
+	# shrinks since issue 18g, t-reshape-shrink)
 	run mdadm $D --add $(disk f3)
 	echo 0 > /sys/module/raid5j/parameters/reshape
 	refused "reshape is off: module parameter reshape=0" veto \
