@@ -660,6 +660,36 @@ grow_held() {
 		fail "$what: reshape_position '$pos' not inside the array"
 }
 
+# fio_over_reshape WHAT DEV TAG SEED: while DEV reshapes, fio verify
+# passes B<TAG> (regions "reg_B SEED+1", "reg_B SEED+2" ...), each followed
+# by a verify of A<TAG> (reg_A); the caller defines reg_A and reg_B.
+# Fails unless a pass overlapped the reshape (still running at its end,
+# or the checkpointed position moved during it).  Then waits for mdadm's
+# children and the resync.  Sets seed (the last one used), npass, moved
+# and t1.
+fio_over_reshape() {
+	local what=$1 dev=$2 tag=$3 p0 p1
+	seed=$4 npass=0 moved=0
+	while reshaping "$dev"; do
+		seed=$((seed + 1)) npass=$((npass + 1))
+		p0=$(md_sysfs "$dev" reshape_position)
+		# shellcheck disable=SC2046
+		fio_verify "B$tag" "$dev" $(reg_B $seed)
+		p1=$(md_sysfs "$dev" reshape_position)
+		if reshaping "$dev" || { [ "$p0" != none ] && [ "$p0" != "$p1" ]; }; then
+			moved=$((moved + 1))
+		fi
+		# shellcheck disable=SC2046
+		fio_verify "A$tag" "$dev" $(reg_A) --verify_only
+		log "pass $seed: reshape_position $p0 -> $p1, sync_max $(md_sysfs "$dev" sync_max); $(mdstat_reshape "$dev")"
+	done
+	[ $npass -ge 1 ] || fail "$what: the reshape ended before the first fio pass"
+	[ $moved -ge 1 ] || fail "$what: no fio pass overlapped the reshape ($npass passes)"
+	wait_grow_children
+	wait_sync "$dev"
+	t1=$(cut -d' ' -f1 /proc/uptime)
+}
+
 # passes_during_reshape DEV REGFN: in the background, fio verify passes
 # B1, B2 ... (regions "REGFN i") on DEV until a pass ends with the reshape
 # over; then /tmp/bpasses holds "passes passes-that-ended-mid-reshape".

@@ -115,26 +115,8 @@ while read -r md lv nold bk dl; do
 	cat /tmp/grow.out
 	line=$(wait_reshape_line $D)
 	say "  $line"
-	# fio passes while the reshape runs
-	i=0 moved=0
-	while reshaping $D; do
-		i=$((i + 1))
-		p0=$(md_sysfs $D reshape_position)
-		fio_verify B$md $D $(reg_B $i)
-		p1=$(md_sysfs $D reshape_position)
-		# the pass overlapped the reshape: still running at its end, or
-		# the position (checkpointed) moved during it
-		if reshaping $D || { [ "$p0" != none ] && [ "$p0" != "$p1" ]; }; then
-			moved=$((moved + 1))
-		fi
-		fio_verify A$md $D $(reg_A) --verify_only
-		log "pass $i: reshape_position $p0 -> $p1; $(mdstat_reshape $D)"
-	done
-	[ $i -ge 1 ] || fail "$what: the reshape ended before the first fio pass"
-	[ $moved -ge 1 ] || fail "$what: no fio pass overlapped the reshape ($i passes)"
-	wait_grow_children
-	wait_sync $D
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	fio_over_reshape "$what" $D $md 0
+	i=$seed
 	say "  reshape done in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s; $i fio passes of B, $moved during it"
 	expect_eq "$(md_sysfs $D raid_disks)" $nnew "$what md/raid_disks"
 	expect_eq "$(md_sysfs $D reshape_position)" none "$what md/reshape_position"

@@ -97,23 +97,8 @@ for change in "--chunk=128 131072 2" "--layout=right-asymmetric 131072 1"; do
 	fi
 	cat /tmp/grow.out
 	say "  $(wait_reshape_line $D)"
-	n=0 moved=0
-	while reshaping $D; do
-		i=$((i + 1)) n=$((n + 1))
-		p0=$(md_sysfs $D reshape_position)
-		fio_verify B0 $D $(reg_B $i)
-		p1=$(md_sysfs $D reshape_position)
-		if reshaping $D || { [ "$p0" != none ] && [ "$p0" != "$p1" ]; }; then
-			moved=$((moved + 1))
-		fi
-		fio_verify A0 $D $(reg_A) --verify_only
-		log "pass $i: reshape_position $p0 -> $p1; $(mdstat_reshape $D)"
-	done
-	[ $n -ge 1 ] || fail "$what: the reshape ended before the first fio pass"
-	[ $moved -ge 1 ] || fail "$what: no fio pass overlapped the reshape ($n passes)"
-	wait_grow_children
-	wait_sync $D
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	fio_over_reshape "$what" $D 0 $i
+	i=$seed n=$npass
 	say "  reshape done in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s; $n fio passes of B, $moved during it; data_offset now $(data_offset $(disk a0))"
 	expect_eq "$(md_sysfs $D chunk_size)" $2 "$what md/chunk_size"
 	expect_eq "$(md_sysfs $D layout)" $3 "$what md/layout"

@@ -153,23 +153,8 @@ while read -r md lv nold bk dl; do
 	cat /tmp/grow.out
 	say "  $(wait_reshape_line $D)"
 	say "  direction $(md_sysfs $D reshape_direction), $(grep -A1 "^md$md " /proc/mdstat | tail -n 1)"
-	i=0 moved=0
-	while reshaping $D; do
-		i=$((i + 1))
-		p0=$(md_sysfs $D reshape_position)
-		fio_verify B$md $D $(reg_B $i)
-		p1=$(md_sysfs $D reshape_position)
-		if reshaping $D || { [ "$p0" != none ] && [ "$p0" != "$p1" ]; }; then
-			moved=$((moved + 1))
-		fi
-		fio_verify A$md $D $(reg_A) --verify_only
-		log "pass $i: reshape_position $p0 -> $p1, sync_max $(md_sysfs $D sync_max); $(mdstat_reshape $D)"
-	done
-	[ $i -ge 1 ] || fail "$what: the reshape ended before the first fio pass"
-	[ $moved -ge 1 ] || fail "$what: no fio pass overlapped the reshape ($i passes)"
-	wait_grow_children
-	wait_sync $D
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	fio_over_reshape "$what" $D $md 0
+	i=$seed
 	say "  reshape done in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s; $i fio passes of B, $moved during it"
 	say "  $(grep -A1 "^md$md " /proc/mdstat | tr '\n' ' ')"
 	expect_eq "$(md_sysfs $D raid_disks)" $nnew "$what md/raid_disks"
