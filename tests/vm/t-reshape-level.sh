@@ -13,8 +13,10 @@
 #	                          of 4 (reshape to -6, takeover; a4 spare)
 #	  b0 b1 b2           md1  RAID4 -> RAID5 (parity-last) -> RAID4
 #	  c0 c1              md2  RAID1 of 2 -> RAID5 -> RAID1
-#	  d0 d1 (+d2)        md3  RAID0 (one zone) -> RAID5 degraded,
-#	                          parity-last; d2 added and rebuilt
+#	  d0 d1 (+d2)        md3  RAID0 (one zone) -> RAID5 degraded
+#	                          (takeover to parity-last, then mdadm's
+#	                          reshape to left-symmetric); d2 added and
+#	                          rebuilt
 #	  e0 e1 e2 + ej      md4  RAID4 with a journal: takeover refused
 #	  (virtio, 24 MiB each, created --assume-clean)
 #
@@ -43,6 +45,7 @@ cat > "$g" <<'EOF'
 . /test/guest-lib.sh
 load_personality
 fast_sync
+MD_SYNC_TIMEOUT=60
 
 region() { echo "--rw=randwrite --bssplit=4k/40:64k/60 --iodepth=8 --offset=0 --size=$1 --io_size=4m --randseed=$2"; }
 # expect DEV LEVEL LAYOUT-NAME RAID_DISKS WHAT: sysfs and mdadm --detail
@@ -57,8 +60,9 @@ expect() {
 }
 grow() {	# grow DEV ARGS...: mdadm --grow, then wait for all it started
 	local dev=$1 t0 t1
+	shift
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	if ! mdadm --grow "$@" > /tmp/grow.out 2>&1; then
+	if ! mdadm --grow "$dev" "$@" > /tmp/grow.out 2>&1; then
 		cat /tmp/grow.out
 		fail "mdadm --grow $* failed under $PERSONALITY: $(tail -n 2 /tmp/grow.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 4 | tr '\n' ' ')"
 	fi
@@ -66,6 +70,14 @@ grow() {	# grow DEV ARGS...: mdadm --grow, then wait for all it started
 	wait_grow_children
 	wait_sync "$dev"
 	t1=$(cut -d' ' -f1 /proc/uptime)
+	# After RAID6 -> RAID5 (reshape with a backup file, then the
+	# takeover) under raid5j, mdadm 4.2 sometimes leaves its last backup
+	# window in sync_max (seen twice in three runs, not under raid456):
+	# a later check stops there and waits for ever.  Said, then undone.
+	if [ "$(md_sysfs "$dev" sync_max)" != max ]; then
+		say "  mdadm left sync_max at $(md_sysfs "$dev" sync_max): set to max"
+		echo max > "/sys/block/$(md_name "$dev")/md/sync_max"
+	fi
 	say "  --grow $* done in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s: $(grep -A1 "^$(md_name "$dev") " /proc/mdstat | tr '\n' ' ')"
 }
 # the kernel's lines since the last mark_kmsg
@@ -97,7 +109,7 @@ run mdadm --create $D --run --level=5 --chunk=64 --layout=left-symmetric \
 size=$(blockdev --getsize64 $D)
 fio_verify A $D $(region 60m 1)
 run mdadm $D --add $(disk a4)
-grow $D $D --level=6 --raid-devices=5 --backup-file=/tmp/md0-6.bak
+grow $D --level=6 --raid-devices=5 --backup-file=/tmp/md0-6.bak
 expect $D raid6 left-symmetric 5 "RAID5 -> RAID6"
 expect_eq "$(blockdev --getsize64 $D)" $size "RAID5 -> RAID6: array size"
 check degraded 0 $D
@@ -106,7 +118,7 @@ check mismatch $D
 fio_verify A2 $D $(region 60m 2)
 pass "md0 RAID5 4 -> RAID6 5 (left-symmetric)"
 
-grow $D $D --level=5 --raid-devices=4 --backup-file=/tmp/md0-5.bak
+grow $D --level=5 --raid-devices=4 --backup-file=/tmp/md0-5.bak
 expect $D raid5 left-symmetric 4 "RAID6 -> RAID5"
 expect_eq "$(blockdev --getsize64 $D)" $size "RAID6 -> RAID5: array size"
 check degraded 0 $D
@@ -123,13 +135,13 @@ D=/dev/md1
 run mdadm --create $D --run --level=4 --chunk=64 --raid-devices=3 \
 	--assume-clean $(disks b0 b1 b2)
 fio_verify B $D $(region 40m 3)
-grow $D $D --level=5
+grow $D --level=5
 expect $D raid5 parity-last 3 "RAID4 -> RAID5"
 expect_eq "$(md_sysfs $D layout)" 5 "RAID4 -> RAID5: md/layout"
 fio_verify B $D $(region 40m 3) --verify_only
 check mismatch $D
 fio_verify B2 $D $(region 40m 4)
-grow $D $D --level=4
+grow $D --level=4
 expect $D raid4 "" 3 "RAID5 -> RAID4"
 fio_verify B2 $D $(region 40m 4) --verify_only
 check mismatch $D
@@ -142,14 +154,14 @@ run mdadm --create $D --run --level=1 --raid-devices=2 --assume-clean \
 	$(disks c0 c1)
 size=$(blockdev --getsize64 $D)
 fio_verify C $D $(region 20m 5)
-grow $D $D --level=5
+grow $D --level=5
 expect $D raid5 left-symmetric 2 "RAID1 -> RAID5"
 expect_eq "$(blockdev --getsize64 $D)" $size "RAID1 -> RAID5: array size"
 say "  RAID5 of 2: chunk $(md_sysfs $D chunk_size)"
 fio_verify C $D $(region 20m 5) --verify_only
 check mismatch $D
 fio_verify C2 $D $(region 20m 6)
-grow $D $D --level=1
+grow $D --level=1
 expect $D raid1 "" 2 "RAID5 -> RAID1"
 fio_verify C2 $D $(region 20m 6) --verify_only
 check mismatch $D
@@ -162,9 +174,10 @@ run mdadm --create $D --run --level=0 --chunk=64 --raid-devices=2 \
 	$(disks d0 d1)
 size=$(blockdev --getsize64 $D)
 fio_verify E $D $(region 40m 7)
-grow $D $D --level=5
+grow $D --level=5
 say "  after: $(md_sysfs $D level) layout $(md_sysfs $D layout) raid_disks $(md_sysfs $D raid_disks) degraded $(md_sysfs $D degraded)"
-expect $D raid5 parity-last 3 "RAID0 -> RAID5"
+# takeover gives parity-last, then mdadm reshapes (degraded) to its default
+expect $D raid5 left-symmetric 3 "RAID0 -> RAID5"
 expect_eq "$(blockdev --getsize64 $D)" $size "RAID0 -> RAID5: array size"
 fio_verify E $D $(region 40m 7) --verify_only
 if [ "$(md_sysfs $D degraded)" = 1 ]; then
