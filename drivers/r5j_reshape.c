@@ -46,7 +46,7 @@ static const char *unsupported(struct r5j_conf *conf,
 	if (conf->log)
 		return "reshape of an array with a journal not supported yet";
 	if (rs->next.level != rs->prev.level)
-		return "level change not supported yet";
+		return "a reshape keeps the level (level changes are takeovers)";
 	if (rs->next.raid_disks < rs->prev.raid_disks)
 		return "removing members (shrink) not supported yet";
 	if (step / R5J_STRIPE_SECTORS > R5J_RESHAPE_MAX_PAGES)
