@@ -10,7 +10,9 @@
 #	  a0 a1 a2 a3 (+a4)  md0  RAID5 left-symmetric -> RAID6 of 5
 #	                          (takeover to left-symmetric-6, Q rebuilt
 #	                          on a4, reshape to left-symmetric) -> RAID5
-#	                          of 4 (reshape to -6, takeover; a4 spare)
+#	                          of 4 (reshape to -6, takeover; a4 spare);
+#	                          then the same with --layout=preserve
+#	                          (takeovers only, left-symmetric-6)
 #	  b0 b1 b2           md1  RAID4 -> RAID5 (parity-last) -> RAID4
 #	  c0 c1              md2  RAID1 of 2 -> RAID5 -> RAID1
 #	  d0 d1 (+d2)        md3  RAID0 (one zone) -> RAID5 degraded
@@ -128,6 +130,18 @@ check mismatch $D
 refuse $D raid4 "RAID5 layout must be parity-last" "md0 RAID5 left-symmetric -> RAID4"
 fio_verify A2 $D $(region 60m 2) --verify_only
 pass "md0 RAID6 5 -> RAID5 4"
+
+# the takeover alone: --layout=preserve keeps left-symmetric-6 (Q last)
+grow $D --level=6 --raid-devices=5 --layout=preserve
+expect $D raid6 left-symmetric-6 5 "RAID5 -> RAID6 preserve"
+check degraded 0 $D
+fio_verify A2 $D $(region 60m 2) --verify_only
+check mismatch $D
+grow $D --level=5 --raid-devices=4
+expect $D raid5 left-symmetric 4 "RAID6 left-symmetric-6 -> RAID5"
+fio_verify A2 $D $(region 60m 2) --verify_only
+check mismatch $D
+pass "md0 RAID5 -> RAID6 --layout=preserve -> RAID5"
 run mdadm --stop $D
 
 # ---- 3: RAID4 <-> RAID5 ------------------------------------------------
