@@ -425,7 +425,6 @@ static int takeover_missing(struct mddev *mddev, int slots)
 
 	rdev_for_each(rdev, mddev)
 		if (rdev->raid_disk >= 0 && rdev->raid_disk < slots &&
-		    rdev->raid_disk <= R5J_MAX_DISKS &&
 		    !test_bit(Journal, &rdev->flags) &&
 		    !test_bit(Replacement, &rdev->flags) &&
 		    !test_bit(Faulty, &rdev->flags) &&
@@ -550,6 +549,8 @@ static const char *takeover_geometry(struct mddev *mddev, int level)
 		mddev->new_chunk_sectors = mddev->chunk_sectors;
 	mddev->new_level = level;
 	/* the new personality must be able to run: as r5j_has_failed() */
+	if (mddev->raid_disks > R5J_MAX_DISKS)
+		return "too many members";
 	missing = takeover_missing(mddev, mddev->raid_disks);
 	if (missing > (level == 6 ? 2 : 1))
 		return "too many members missing";
