@@ -204,6 +204,12 @@ struct r5j_stats {
 
 struct r5j_conf {
 	struct mddev *mddev;
+	/*
+	 * The daemon, from setup_conf() until run() hands it to
+	 * mddev->thread: a takeover builds the conf while the old
+	 * personality's thread still runs the array.
+	 */
+	R5J_MD_THREAD(thread);
 	struct r5j_geom geom;		/* during a reshape: the next geometry */
 	int raid_disks;			/* slots: the larger of prev and next */
 	/*

@@ -126,6 +126,9 @@ static void free_conf(struct r5j_conf *conf)
 
 	if (!conf)
 		return;
+	/* a takeover md core refused after all: the daemon never ran */
+	if (r5j_thread(&conf->thread))
+		r5j_unregister_thread(conf->mddev, &conf->thread);
 	cancel_work_sync(&conf->retry_work);
 	r5j_reshape_free(conf);
 	r5j_cache_free(conf);
@@ -146,6 +149,7 @@ static void free_conf(struct r5j_conf *conf)
 }
 
 static struct kmem_cache *r5j_bref_cache;
+static struct md_rdev *journal_member(struct mddev *mddev);
 
 /* What raid5j cannot run yet: say so and touch nothing. */
 static int refuse_unsupported(struct mddev *mddev)
@@ -247,7 +251,11 @@ static int reshape_setup(struct mddev *mddev, struct r5j_reshape *rs)
 	return 1;
 }
 
-static struct r5j_conf *setup_conf(struct mddev *mddev)
+/*
+ * @takeover: the geometry is md core's new_* (a level change, see
+ * r5j_takeover()), the array still runs under the old personality.
+ */
+static struct r5j_conf *setup_conf(struct mddev *mddev, bool takeover)
 {
 	struct r5j_conf *conf;
 	struct r5j_disk *disk;
@@ -273,6 +281,11 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	conf->geom.raid_disks = mddev->raid_disks;
 	conf->geom.chunk_sectors = mddev->chunk_sectors;
 	conf->raid_disks = mddev->raid_disks;
+	if (takeover) {
+		conf->geom.level = mddev->new_level;
+		conf->geom.layout = mddev->new_layout;
+		conf->geom.chunk_sectors = mddev->new_chunk_sectors;
+	}
 	if (conf->reshaping) {
 		conf->geom = conf->rs.next;
 		conf->raid_disks = max(conf->rs.prev.raid_disks,
@@ -281,10 +294,10 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 		conf->reshape_safe = mddev->reshape_position;
 	}
 	if (r5j_geom_check(&conf->geom, &why) ||
-	    !is_power_of_2(mddev->chunk_sectors)) {
+	    !is_power_of_2(conf->geom.chunk_sectors)) {
 		pr_err("md/raid:%s: unsupported geometry (level %d, layout %d, %d devices, %dk chunk): %s\n",
-		       mdname(mddev), mddev->level, mddev->layout,
-		       mddev->raid_disks, mddev->chunk_sectors / 2,
+		       mdname(mddev), conf->geom.level, conf->geom.layout,
+		       conf->geom.raid_disks, conf->geom.chunk_sectors / 2,
 		       why ? why : "chunk size must be a power of two");
 		kfree(conf);
 		return ERR_PTR(-EINVAL);
@@ -382,10 +395,10 @@ static struct r5j_conf *setup_conf(struct mddev *mddev)
 	if (err)
 		goto abort;
 
-	snprintf(pers_name, sizeof(pers_name), "raid%d", mddev->level);
-	r5j_thread_set(&mddev->thread,
+	snprintf(pers_name, sizeof(pers_name), "raid%d", conf->geom.level);
+	r5j_thread_set(&conf->thread,
 		       md_register_thread(r5j_daemon, mddev, pers_name));
-	if (!r5j_thread(&mddev->thread)) {
+	if (!r5j_thread(&conf->thread)) {
 		err = -ENOMEM;
 		goto abort;
 	}
@@ -402,6 +415,192 @@ abort:
 	       mdname(mddev), R5J_DEFAULT_STRIPES * conf->raid_disks * 4);
 	free_conf(conf);
 	return ERR_PTR(err);
+}
+
+/* Slots below @slots with no working, in-sync member. */
+static int takeover_missing(struct mddev *mddev, int slots)
+{
+	DECLARE_BITMAP(present, R5J_MAX_DISKS + 1) = { };
+	struct md_rdev *rdev;
+
+	rdev_for_each(rdev, mddev)
+		if (rdev->raid_disk >= 0 && rdev->raid_disk < slots &&
+		    !test_bit(Journal, &rdev->flags) &&
+		    !test_bit(Replacement, &rdev->flags) &&
+		    !test_bit(Faulty, &rdev->flags) &&
+		    test_bit(In_sync, &rdev->flags))
+			__set_bit(rdev->raid_disk, present);
+	return slots - bitmap_weight(present, slots);
+}
+
+/*
+ * RAID0 of one zone (every member the same size in whole chunks, as
+ * raid0's create_strip_zones() makes one zone): its member size, else 0.
+ */
+static sector_t raid0_one_zone(struct mddev *mddev)
+{
+	struct md_rdev *rdev;
+	sector_t size = 0;
+
+	rdev_for_each(rdev, mddev) {
+		sector_t s;
+
+		if (rdev->raid_disk < 0 || test_bit(Journal, &rdev->flags))
+			continue;
+		s = rdev->sectors & ~((sector_t)mddev->chunk_sectors - 1);
+		if (size && s != size)
+			return 0;
+		size = s;
+	}
+	return size;
+}
+
+/* RAID5 layout -> the RAID6 layout with Q on a new last member; -1: none */
+static int layout_5_to_6(int layout)
+{
+	switch (layout) {
+	case R5J_ALG_LEFT_ASYMMETRIC:
+	case R5J_ALG_RIGHT_ASYMMETRIC:
+	case R5J_ALG_LEFT_SYMMETRIC:
+	case R5J_ALG_RIGHT_SYMMETRIC:
+	case R5J_ALG_PARITY_0:
+		return layout + R5J_ALG_LEFT_ASYMMETRIC_6;
+	case R5J_ALG_PARITY_N:
+		return R5J_ALG_PARITY_N;
+	}
+	return -1;
+}
+
+static int layout_6_to_5(int layout)
+{
+	if (layout >= R5J_ALG_LEFT_ASYMMETRIC_6 &&
+	    layout <= R5J_ALG_PARITY_0_6)
+		return layout - R5J_ALG_LEFT_ASYMMETRIC_6;
+	return layout == R5J_ALG_PARITY_N ? R5J_ALG_PARITY_N : -1;
+}
+
+/*
+ * Set md core's new_* (and raid_disks/delta_disks) for a takeover of the
+ * running array by raid@level, keeping every block where it is
+ * (Documentation/reshape.md, section 8); NULL, or why not.  md core
+ * undoes these fields itself when the takeover fails.
+ */
+static const char *takeover_geometry(struct mddev *mddev, int level)
+{
+	int from = mddev->level, layout = -1, chunk, missing;
+	sector_t size;
+
+	if (test_bit(MD_HAS_JOURNAL, &mddev->flags) || journal_member(mddev))
+		return "array has a journal";
+	if (test_bit(MD_HAS_PPL, &mddev->flags))
+		return "array has a partial parity log";
+	if (mddev->reshape_position != MaxSector)
+		return "a reshape is in progress";
+
+	if (from == 0 && (level == 4 || level == 5)) {
+		/* raid0's chunks are parity-N's data members: parity added */
+		size = raid0_one_zone(mddev);
+		if (!size)
+			return "RAID0 with more than one zone (members of different sizes)";
+		mddev->dev_sectors = size;
+		mddev->new_layout = R5J_ALG_PARITY_N;
+		mddev->new_chunk_sectors = mddev->chunk_sectors;
+		mddev->raid_disks += 1;
+		mddev->delta_disks = 1;
+		/* the parity member is missing, not out of sync: no resync */
+		r5j_resync_offset(mddev) = MaxSector;
+	} else if (from == 1 && level == 5) {
+		/* RAID5 of 2 members: the parity block is the data block */
+		if (mddev->raid_disks != 2)
+			return "RAID1 must have 2 members";
+		chunk = 64 * 2;	/* as raid456: 64 KiB, or what divides the size */
+		while (chunk && (mddev->array_sectors & (chunk - 1)))
+			chunk >>= 1;
+		if (chunk < R5J_STRIPE_SECTORS)
+			return "array size not a multiple of 4 KiB";
+		mddev->new_layout = R5J_ALG_LEFT_SYMMETRIC;
+		mddev->new_chunk_sectors = chunk;
+	} else if (from == 4 && level == 5) {
+		mddev->new_layout = R5J_ALG_PARITY_N;
+	} else if (from == 5 && level == 4) {
+		if (mddev->layout != R5J_ALG_PARITY_N)
+			return "RAID5 layout must be parity-last (parity-N)";
+		mddev->new_layout = 0;
+	} else if (from == 5 && level == 6) {
+		layout = layout_5_to_6(mddev->layout);
+		if (layout < 0)
+			return "RAID5 layout has no RAID6 counterpart";
+		if (mddev->raid_disks < 3 || mddev->raid_disks >= R5J_MAX_DISKS)
+			return "RAID5 must have 3 to 255 members";
+		mddev->new_layout = layout;
+		mddev->raid_disks += 1;
+		mddev->delta_disks = 1;
+	} else if (from == 6 && level == 5) {
+		layout = layout_6_to_5(mddev->layout);
+		if (layout < 0)
+			return "RAID6 layout must be a *_6 layout (Q last) or parity-N: reshape to one first";
+		mddev->new_layout = layout;
+		mddev->raid_disks -= 1;
+		mddev->delta_disks = -1;
+	} else {
+		return "not a level change raid456 offers";
+	}
+	if (from != 1)
+		mddev->new_chunk_sectors = mddev->chunk_sectors;
+	mddev->new_level = level;
+	/* the new personality must be able to run: as r5j_has_failed() */
+	if (mddev->raid_disks > R5J_MAX_DISKS)
+		return "too many members";
+	missing = takeover_missing(mddev, mddev->raid_disks);
+	if (missing > (level == 6 ? 2 : 1))
+		return "too many members missing";
+	/* as run(): a dirty array cannot also lose a member */
+	if (missing && r5j_resync_offset(mddev) != MaxSector)
+		return "resync not complete";
+	return NULL;
+}
+
+/*
+ * md core's level_store(): the new conf, built while the old personality
+ * (raid0, raid1 or raid5j itself) still runs the array; md core then
+ * suspends the array, frees the old conf and calls run() with ours.
+ * run()'s result is not looked at, so everything that can fail is here.
+ */
+static void *r5j_takeover(struct mddev *mddev, int level)
+{
+	const char *why = takeover_geometry(mddev, level);
+	void *conf;
+
+	if (why) {
+		pr_err("md/raid:%s: raid5j: takeover from raid%d to raid%d refused: %s; array unchanged\n",
+		       mdname(mddev), mddev->level, level, why);
+		return ERR_PTR(-EINVAL);
+	}
+	conf = setup_conf(mddev, true);
+	if (IS_ERR(conf))
+		return conf;
+	/* raid1's failfast metadata writes are not ours */
+	clear_bit(MD_FAILFAST_SUPPORTED, &mddev->flags);
+	pr_info("md/raid:%s: raid5j: takeover from raid%d (layout %d, %d devices) to raid%d (layout %d, %d devices)\n",
+		mdname(mddev), mddev->level, mddev->layout,
+		mddev->raid_disks - mddev->delta_disks, level,
+		mddev->new_layout, mddev->raid_disks);
+	return conf;
+}
+
+static void *r5j_takeover4(struct mddev *mddev)
+{
+	return r5j_takeover(mddev, 4);
+}
+
+static void *r5j_takeover5(struct mddev *mddev)
+{
+	return r5j_takeover(mddev, 5);
+}
+
+static void *r5j_takeover6(struct mddev *mddev)
+{
+	return r5j_takeover(mddev, 6);
 }
 
 static sector_t r5j_size(struct mddev *mddev, sector_t sectors, int raid_disks)
@@ -441,9 +640,12 @@ static int r5j_run(struct mddev *mddev)
 
 	if (r5j_init_writes_pending(mddev) < 0)
 		return -ENOMEM;
-	err = refuse_unsupported(mddev);
-	if (err)
-		return err;
+	/* after a takeover the conf is r5j_takeover()'s, checked there */
+	if (!mddev->private) {
+		err = refuse_unsupported(mddev);
+		if (err)
+			return err;
+	}
 
 	if (r5j_resync_offset(mddev) != MaxSector)
 		pr_notice("md/raid:%s: not clean -- starting background reconstruction\n",
@@ -453,10 +655,16 @@ static int r5j_run(struct mddev *mddev)
 		if (test_bit(Journal, &rdev->flags))
 			journal_dev = rdev;
 
-	conf = setup_conf(mddev);
-	if (IS_ERR(conf))
-		return PTR_ERR(conf);
-	mddev->private = conf;
+	conf = mddev->private;
+	if (!conf) {
+		conf = setup_conf(mddev, false);
+		if (IS_ERR(conf))
+			return PTR_ERR(conf);
+		mddev->private = conf;
+	}
+	/* md core stopped the old personality's thread (level_store()) */
+	r5j_thread_set(&mddev->thread, r5j_thread(&conf->thread));
+	r5j_thread_set(&conf->thread, NULL);
 
 	mddev->degraded = r5j_calc_degraded(conf);
 	if (r5j_has_failed(conf)) {
@@ -920,6 +1128,7 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 		.check_reshape	= r5j_check_reshape,		\
 		.start_reshape	= r5j_start_reshape,		\
 		.finish_reshape	= r5j_finish_reshape,		\
+		.takeover	= r5j_takeover##lvl,		\
 	}
 
 /* md core names personalities by level; mdadm reads the name from sysfs. */

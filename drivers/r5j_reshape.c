@@ -47,7 +47,7 @@ static const char *unsupported(struct r5j_conf *conf,
 	if (conf->log)
 		return "reshape of an array with a journal not supported yet";
 	if (rs->next.level != rs->prev.level)
-		return "level change not supported yet";
+		return "a reshape keeps the level (level changes are takeovers)";
 	if (step / R5J_STRIPE_SECTORS > R5J_RESHAPE_MAX_PAGES)
 		return "chunk too large for a reshape step";
 	return NULL;
