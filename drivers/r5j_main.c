@@ -538,7 +538,7 @@ static const char *takeover_geometry(struct mddev *mddev, int level)
 	} else if (from == 6 && level == 5) {
 		layout = layout_6_to_5(mddev->layout);
 		if (layout < 0)
-			return "RAID6 layout must be a *_6 layout (Q last) or parity-N: reshape to one first";
+			return "RAID6 layout not *_6 or parity-N: reshape first";
 		mddev->new_layout = layout;
 		mddev->raid_disks -= 1;
 		mddev->delta_disks = -1;
