@@ -259,10 +259,11 @@ int r5j_start_reshape(struct mddev *mddev)
 /*
  * R2: write reshape_progress as the position (every step before it is on
  * the members: steps are synchronous) and wait for md core's superblock
- * update; then requests waiting for it (R4) go on.
+ * update; then requests waiting for it (R4) go on.  @backup: the step
+ * is one mdadm's backup covers (R3 BACKUP).
  */
 static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
-		      sector_t done)
+		      sector_t done, bool backup)
 {
 	struct r5j_reshape *rs = &conf->rs;
 	int nd = r5j_geom_data_disks(&rs->next);
@@ -270,23 +271,27 @@ static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
 	sector_t crit = lcm(rs->prev.chunk_sectors *
 			    r5j_geom_data_disks(&rs->prev),
 			    rs->next.chunk_sectors * nd) / nd;
+	bool report;
 
 	if (conf->reshape_safe == conf->reshape_progress)
 		return 0;
 	mddev->reshape_position = conf->reshape_progress;
 	/*
-	 * sync_completed stays below the critical section at the end of
-	 * the walk unless sync_max holds the reshape there.  mdadm's
-	 * backup monitor waits for it to pass the section's start; seeing
-	 * that while the last steps run, it backs the section up and
-	 * loops once more, and that loop's sync_max write (refused by md
-	 * core while a reshape runs) lands after the end, once md core
-	 * has reset sync_max to max: the next check then stops there for
-	 * good.  raid456 reports no checkpoint in that section (its rule
-	 * needs mdadm's backup there), so mdadm waits for the end.
+	 * sync_completed moves only where raid456's does: where sync_max
+	 * holds the reshape, or at a step mdadm's backup does not cover
+	 * (not BACKUP, not in the critical section at the end of a
+	 * shrink).  mdadm 4.2 starts the reshape with sync_max at max, so
+	 * its backup monitor's sync_max writes (each time sync_completed
+	 * wakes it past its window) are refused while the reshape runs,
+	 * and it falls behind; a write landing after the end, once md core
+	 * has reset sync_max and cleared MD_RECOVERY_RUNNING, sticks and
+	 * the next check stops there for good.  Not woken, mdadm waits in
+	 * its poll until sync_completed reads "none" and ends without
+	 * another write.
 	 */
-	if (done >= mddev->resync_max ||
-	    done + crit < mddev->resync_max_sectors)
+	report = done >= mddev->resync_max ||
+		 (!backup && done + crit < mddev->resync_max_sectors);
+	if (report)
 		mddev->curr_resync_completed = done;
 	conf->reshape_checkpoint = jiffies;
 	set_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags);
@@ -299,7 +304,8 @@ static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
 	conf->reshape_safe = mddev->reshape_position;
 	spin_unlock_irq(&conf->lock);
 	wake_up(&conf->wait_reshape);
-	sysfs_notify_dirent_safe(mddev->sysfs_completed);
+	if (report)
+		sysfs_notify_dirent_safe(mddev->sysfs_completed);
 	return 0;
 }
 
@@ -489,7 +495,7 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	    r5j_reshape_finished(rs, conf->reshape_progress)) {
 		if (!test_bit(MD_RECOVERY_INTR, &mddev->recovery) &&
 		    r5j_reshape_finished(rs, conf->reshape_progress) &&
-		    !checkpoint(mddev, conf, sector_nr))
+		    !checkpoint(mddev, conf, sector_nr, false))
 			end_reshape(mddev, conf);
 		else
 			interrupted(mddev, conf);
@@ -514,7 +520,8 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	need = r5j_reshape_need(rs, &st, conf->reshape_safe);
 	if (need != R5J_RESHAPE_GO ||
 	    time_after(jiffies, conf->reshape_checkpoint + 10 * HZ)) {
-		if (checkpoint(mddev, conf, sector_nr)) {
+		if (checkpoint(mddev, conf, sector_nr,
+			       need == R5J_RESHAPE_BACKUP)) {
 			interrupted(mddev, conf);
 			return 0;
 		}
@@ -530,7 +537,8 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	/* mdadm waits for the position to reach sync_max */
 	if (sector_nr + u >= mddev->resync_max ||
 	    r5j_reshape_finished(rs, conf->reshape_progress))
-		checkpoint(mddev, conf, sector_nr + u);
+		checkpoint(mddev, conf, sector_nr + u,
+			   need == R5J_RESHAPE_BACKUP);
 	/*
 	 * md core counts the returned sectors as in flight until
 	 * md_done_sync(); the step is complete already (the count dips

@@ -72,17 +72,12 @@ grow() {	# grow DEV ARGS...: mdadm --grow, then wait for all it started
 	wait_grow_children
 	wait_sync "$dev"
 	t1=$(cut -d' ' -f1 /proc/uptime)
-	# After RAID6 -> RAID5 (reshape with a backup file, then the
-	# takeover) under raid5j, mdadm 4.2 sometimes leaves its last backup
-	# window in sync_max (seen twice in three runs, not under raid456;
-	# still 2 of 2 after issue18g's checkpoint() fix, which covers the
-	# shrink's case, not this same-count RAID6 layout change): a later
-	# check stops there and waits for ever.  Said, then undone: an open
-	# bug (reshape.md section 8).
-	if [ "$(md_sysfs "$dev" sync_max)" != max ]; then
-		say "  mdadm left sync_max at $(md_sysfs "$dev" sync_max): set to max"
-		echo max > "/sys/block/$(md_name "$dev")/md/sync_max"
-	fi
+	# sync_max must be max again: after RAID6 -> RAID5 (a layout
+	# reshape with the backup file, then the takeover) mdadm 4.2's
+	# backup monitor, woken by sync_completed during the reshape, wrote
+	# its last window into sync_max after the end under raid5j, and a
+	# later check stopped there for good (reshape.md section 5.3).
+	expect_eq "$(md_sysfs "$dev" sync_max)" max "--grow $*: sync_max after it"
 	say "  --grow $* done in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s: $(grep -A1 "^$(md_name "$dev") " /proc/mdstat | tr '\n' ' ')"
 }
 # the kernel's lines since the last mark_kmsg
