@@ -18,7 +18,8 @@
  *     volatile write cache, a flush of the journal submitted after that
  *     completion has completed.  Units carry no FUA; one flush in flight
  *     at a time covers every unit completed before it was sent (the daemon
- *     sends it: issue_log_flush()).  A failed flush fails the journal.
+ *     sends it: issue_log_flush()).  A unit alone in the log goes FUA
+ *     instead.  A failed flush fails the journal.
  *
  * Ring space: [tail, head) is reserved; one block more is always kept for
  * the empty unit a quiesce or clean stop writes.
@@ -129,7 +130,8 @@ static void unit_end_io(struct bio *bio)
 		md_error(log->mddev, log->rdev);
 	}
 	spin_lock_irqsave(&log->lock, flags);
-	if (unit->volatile_cache && !unit->status) {
+	log->units_in_io--;
+	if (unit->volatile_cache && !unit->fua && !unit->status) {
 		/* durable once a later flush completes: the daemon sends it */
 		unit->state = R5J_UNIT_WRITTEN;
 		list_add_tail(&unit->flush_list, &log->unflushed);
@@ -224,6 +226,16 @@ static void submit_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
 	/* read per unit: the cache can be switched off (queue/write_cache) */
 	unit->volatile_cache = bdev_write_cache(log->rdev->bdev);
 	spin_lock_irq(&log->lock);
+	/*
+	 * Alone in the log (qd1): FUA, whose write and post-flush need no
+	 * daemon pass in between; with others in flight, the batched flush
+	 * (rule 4).  Stable still comes in log order.
+	 */
+	unit->fua = unit->volatile_cache && !log->units_in_io &&
+		    list_empty(&log->unflushed) && !log->flush_busy;
+	if (unit->fua)
+		bio->bi_opf |= REQ_FUA;
+	log->units_in_io++;
 	log->wb_logged = wb;
 	unit->state = R5J_UNIT_IO;
 	log->stats.units++;

@@ -39,6 +39,7 @@ struct r5j_log_unit {
 	u32 pinners;			/* stripes that became dirty in it */
 	enum r5j_unit_state state;
 	bool volatile_cache;		/* the journal had one at submit */
+	bool fua;			/* written FUA: stable on completion */
 	blk_status_t status;
 	struct list_head flush_list;	/* log->unflushed or log->flushing */
 	atomic_t io_pending;
@@ -91,6 +92,7 @@ struct r5j_journal {
 	struct list_head unflushed;	/* WRITTEN units, log order */
 	struct list_head flushing;	/* units flush_bio covers */
 	bool flush_busy;		/* flush_bio in flight */
+	int units_in_io;		/* submitted, write not complete */
 	bool failed;
 	bool failed_flushed;		/* reclaim thread: members flushed */
 	u64 wb_stripes;			/* dirty stripes, parity not logged */
