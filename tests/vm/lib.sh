@@ -382,6 +382,7 @@ vm_boot() {
 	done
 
 	local attempt=1 outcome qrc start now deadline kill_at st log_off follow
+	local boot_deadline booted
 	while :; do
 		VM_RESULTS=$BUILD/vm-logs/$VM_TEST.boot$n.results
 		: > "$VM_RESULTS"
@@ -394,6 +395,11 @@ vm_boot() {
 		kill_at=
 		start=$(_vm_now_ms)
 		deadline=$((start + $(_vm_secs_to_ms "$timeout") * ${VM_TIMEOUT_SCALE:-1}))
+		# A boot that has not reached init by then is stuck (seen: one
+		# in a CI run sat until its 360 s deadline, then booted again
+		# in 14 s): give up on it early, the retry below boots again.
+		boot_deadline=$((start + $(_vm_secs_to_ms "${VM_BOOT_LIMIT:-90}") * ${VM_TIMEOUT_SCALE:-1}))
+		booted=
 		"$VM_QEMU" "${args[@]}" < /dev/null >> "$VM_LOG" 2>&1 &
 		_vm_qemu_pid=$!
 		follow=
@@ -425,6 +431,16 @@ vm_boot() {
 				_vm_nbd_stop KILL
 				outcome=killed
 				break
+			fi
+			if [ -z "$booted" ] && [ "$now" -ge "$boot_deadline" ]; then
+				if grep -q '^BOOT ' "$VM_RESULTS"; then
+					booted=1
+				else
+					kill -9 "$_vm_qemu_pid" 2>/dev/null
+					_vm_nbd_stop KILL
+					outcome=timeout
+					break
+				fi
 			fi
 			if [ "$now" -ge "$deadline" ]; then
 				kill -9 "$_vm_qemu_pid" 2>/dev/null
