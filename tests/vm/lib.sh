@@ -491,7 +491,11 @@ vm_boot() {
 	fi
 	case $outcome in
 	timeout)
-		echo "FAIL $VM_TEST: boot $n timed out after ${timeout}s"
+		if [ -z "$booted" ] && ! grep -q '^BOOT ' "$VM_RESULTS"; then
+			echo "FAIL $VM_TEST: boot $n never reached init (${VM_BOOT_SECS}s, twice)"
+		else
+			echo "FAIL $VM_TEST: boot $n timed out after ${timeout}s"
+		fi
 		return 1
 		;;
 	killed)
