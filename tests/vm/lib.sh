@@ -492,7 +492,7 @@ vm_boot() {
 	case $outcome in
 	timeout)
 		if [ -z "$booted" ] && ! grep -q '^BOOT ' "$VM_RESULTS"; then
-			echo "FAIL $VM_TEST: boot $n never reached init (${VM_BOOT_SECS}s, twice)"
+			echo "FAIL $VM_TEST: boot $n never reached init (last try: ${VM_BOOT_SECS}s)"
 		else
 			echo "FAIL $VM_TEST: boot $n timed out after ${timeout}s"
 		fi
