@@ -94,6 +94,13 @@ _vm_nbd_sock=
 # Kernel-bug lines in the console (same list as the guest's scan_dmesg).
 VM_BAD_CONSOLE='BUG:|WARNING:|Oops|INFO: task .* blocked|general protection fault|kernel BUG|Kernel panic|UBSAN:|stack-protector|list_(add|del) corruption|refcount_t:|INFO: trying to register non-static key'
 
+# guest N: $GUEST_DIR/prelude.sh (the scenario's shared guest code) plus
+# stdin, as the guest script of boot N; prints its path.
+guest() {
+	{ cat "$GUEST_DIR/prelude.sh"; cat; } > "$GUEST_DIR/boot$1.sh"
+	echo "$GUEST_DIR/boot$1.sh"
+}
+
 vm_fail() {
 	echo "FAIL $VM_TEST: $*"
 	exit 1

@@ -294,10 +294,6 @@ stop_all() {
 say "boot $R5J_BOOT, $PERSONALITY: arrays $LIST"
 EOF
 
-guest() {	# guest N: prelude + stdin as the guest script of boot N
-	{ cat "$GUEST_DIR/prelude.sh"; cat; } > "$GUEST_DIR/boot$1.sh"
-	echo "$GUEST_DIR/boot$1.sh"
-}
 
 # ---- boot 1: create under the personality under test, write A and T ----
 g=$(guest 1 <<'EOF'

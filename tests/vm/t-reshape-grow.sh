@@ -78,10 +78,6 @@ reg_B() { echo "--rw=randwrite --bssplit=4k/40:32k/30:128k/30 --iodepth=8 --offs
 reg_T() { echo "--rw=write --bs=128k --iodepth=4 --offset=$(($1 - 2 * M)) --size=2m"; }
 reg_C() { echo "--rw=randwrite --bssplit=4k/50:64k/50 --iodepth=8 --offset=$1 --size=8m --io_size=4m"; }
 EOF
-guest() {	# guest N: prelude + stdin as the guest script of boot N
-	{ cat "$GUEST_DIR/prelude.sh"; cat; } > "$GUEST_DIR/boot$1.sh"
-	echo "$GUEST_DIR/boot$1.sh"
-}
 
 # ---- boot 1: grow under I/O ----------------------------------------------
 g=$(guest 1 <<'EOF'

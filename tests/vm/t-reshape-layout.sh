@@ -69,10 +69,6 @@ reg_A() { echo "--rw=randwrite --bssplit=4k/30:16k/30:64k/40 --iodepth=8 --offse
 reg_B() { echo "--rw=randwrite --bssplit=4k/40:32k/30:128k/30 --iodepth=8 --offset=24m --size=16m --io_size=3m --randseed=$1"; }
 reg_T() { echo "--rw=write --bs=128k --iodepth=4 --offset=$(($1 - 2 * M)) --size=2m"; }
 EOF
-guest() {	# guest N: prelude + stdin as the guest script of boot N
-	{ cat "$GUEST_DIR/prelude.sh"; cat; } > "$GUEST_DIR/boot$1.sh"
-	echo "$GUEST_DIR/boot$1.sh"
-}
 
 # ---- boot 1: chunk and layout changes under I/O; one held and stopped ----
 g=$(guest 1 <<'EOF'

@@ -112,10 +112,6 @@ check_held() {
 }
 HELD=16384
 EOF
-guest() {	# guest N: prelude + stdin as the guest script of boot N
-	{ cat "$GUEST_DIR/prelude.sh"; cat; } > "$GUEST_DIR/boot$1.sh"
-	echo "$GUEST_DIR/boot$1.sh"
-}
 
 # ---- boot 1: shrink under I/O ----------------------------------------------
 g=$(guest 1 <<'EOF'
