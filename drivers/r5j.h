@@ -377,6 +377,7 @@ void r5j_finish_reshape(struct mddev *mddev);
 sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 			  int *skipped);
 void r5j_reshape_free(struct r5j_conf *conf);
+void r5j_journal_offset_fixed(struct mddev *mddev);
 
 /* r5j_stripe.c, for the reshape */
 bool r5j_stripes_busy(struct r5j_conf *conf, sector_t lo, sector_t hi,

@@ -3,8 +3,9 @@
  * raid5j reshape engine (Documentation/reshape.md, sections 3 and 5):
  * check_reshape, start_reshape, the reshape branch of sync_request and
  * finish_reshape.  So far: reshapes within a level that add, remove or
- * keep members (chunk size, layout), forwards or backwards, no
- * journal (on by default; the module parameter reshape=0 vetoes it);
+ * keep members (chunk size, layout), forwards or backwards, with a
+ * write-through journal or none (on by default; the module parameter
+ * reshape=0 vetoes it);
  * everything else is refused with the reason (an interrupted reshape of
  * another kind runs held, section 5.1).
  *
@@ -44,8 +45,6 @@ static const char *unsupported(struct r5j_conf *conf,
 {
 	u64 step = (u64)r5j_reshape_unit(rs) * r5j_geom_data_disks(&rs->next);
 
-	if (conf->log)
-		return "reshape of an array with a journal not supported yet";
 	if (rs->next.level != rs->prev.level)
 		return "a reshape keeps the level (level changes are takeovers)";
 	if (step / R5J_STRIPE_SECTORS > R5J_RESHAPE_MAX_PAGES)
@@ -243,6 +242,7 @@ int r5j_start_reshape(struct mddev *mddev)
 		sysfs_link_rdev(mddev, rdev);
 	}
 	conf->fullsync = fullsync;
+	r5j_journal_offset_fixed(mddev);
 	/* with the members just added, as raid456's min_offset_diff */
 	conf->rs.offset_diff = least_offset_diff(mddev, rs.backwards);
 	spin_lock_irq(&conf->lock);
@@ -257,6 +257,27 @@ int r5j_start_reshape(struct mddev *mddev)
 		rs.next.chunk_sectors / 2,
 		rs.backwards ? "backwards" : "forwards");
 	return 0;
+}
+
+/*
+ * The journal's ring stays where it is: mdadm may give the journal device
+ * a new_offset with the members', and md core would then address it
+ * there (sync_page_io() compares ring sectors with the reshape position)
+ * and move it there at the end (md_finish_reshape()).
+ */
+void r5j_journal_offset_fixed(struct mddev *mddev)
+{
+	struct md_rdev *rdev;
+
+	rdev_for_each(rdev, mddev)
+		if (test_bit(Journal, &rdev->flags) &&
+		    rdev->new_data_offset != rdev->data_offset) {
+			pr_info("md/raid:%s: journal %pg keeps its data offset %llu (new offset %llu ignored)\n",
+				mdname(mddev), rdev->bdev,
+				(unsigned long long)rdev->data_offset,
+				(unsigned long long)rdev->new_data_offset);
+			rdev->new_data_offset = rdev->data_offset;
+		}
 }
 
 /*
