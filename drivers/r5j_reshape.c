@@ -385,6 +385,10 @@ static void interrupted(struct mddev *mddev, struct r5j_conf *conf)
 			conf->reshape_retire = true;
 			return;
 		}
+		pr_info("md/raid:%s: reshape stopped at %llu: back to the position on disk, %llu (journal)\n",
+			mdname(mddev),
+			(unsigned long long)conf->reshape_progress,
+			(unsigned long long)conf->reshape_safe);
 		spin_lock_irq(&conf->lock);
 		conf->reshape_progress = conf->reshape_safe;
 		spin_unlock_irq(&conf->lock);

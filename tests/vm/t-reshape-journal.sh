@@ -21,10 +21,14 @@
 #           refused ("don't support reshape with journal"; J6).
 #   boot 3  raid5j: assemble without p1 (--run, no --force): the journal
 #           is replayed in the geometry the on-disk position gives each
-#           stripe (J3), the reshape resumes degraded; A verifies, B is
-#           written and verified while it runs; it ends: 4 members;
-#           the stamped half is copied to the dump disk; p1 added back and
-#           rebuilt; check mismatch_cnt 0; A B verify.
+#           stripe (J3), the reshape resumes degraded (0.5-1 MB/s);
+#           frozen (raid5j goes back to the on-disk position, J2): the
+#           stamped half is copied to the dump disk (read through both
+#           geometries), A verifies, W written and verified across the
+#           position; idle: the reshape resumes; B is written and
+#           verified while it runs; it ends: 4 members; the stamped half
+#           reads as copied but for W, W verifies; p1 added back and
+#           rebuilt; check mismatch_cnt 0; A B W verify.
 #   host    "stamp check": every acknowledged block holds its last
 #           acknowledged generation or a later one, nothing is garbage.
 #   boot 4  raid456 assembles the finished array: A B verify, check 0.
@@ -137,9 +141,41 @@ dmesg | grep -E 'md1.*(journal|reshape)' | tail -n 4
 dmesg | grep -q 'md/raid:md1: journal: recovered' ||
 	fail "no journal recovery line"
 reshaping $D || fail "no reshape after the assembly: $(tr '\n' ' ' < /proc/mdstat)"
+echo 1000 > /sys/block/md1/md/sync_speed_max
+echo 500 > /sys/block/md1/md/sync_speed_min
 say "resumed at reshape_position $(md_sysfs $D reshape_position), degraded $(md_sysfs $D degraded)"
+# Interrupted (frozen) with a journal: raid5j goes back to the position
+# on disk instead of recording one with the log not retired (J2);
+# reads and writes across it must complete, and the resumed reshape
+# carry the writes.
+sleep 2
+echo frozen > /sys/block/md1/md/sync_action
+sleep 1
+pos=$(md_sysfs $D reshape_position)
+say "frozen: reshape_position $pos, sync_completed $(md_sysfs $D sync_completed); $(dmesg | grep -F 'back to the position on disk' | tail -n 1)"
+[ "$pos" != none ] || fail "the reshape ended before the freeze"
+# the stamped half, read through both geometries after the replay
+dd if=$D of=$(disk dump) bs=4096 count=$BLOCKS iflag=direct 2>/dev/null ||
+	fail "copying the stamped half failed"
+sync
 fio_verify A $D --rw=randwrite --bssplit=4k/40:16k/30:64k/30 --iodepth=8 \
 	--offset=$HALF --size=8m --io_size=4m --verify_only
+off=$((pos * 512 / M * M))
+[ $off -ge $M ] && off=$((off - M))
+W=0
+# outside A and B (HALF .. HALF + 16 MiB), inside the array
+if [ $((off + 2 * M)) -le $HALF ] ||
+   { [ $off -ge $((HALF + 16 * M)) ] &&
+     [ $((off + 2 * M)) -le $(blockdev --getsize64 $D) ]; }; then
+	W=1
+	fio_verify W $D --rw=randwrite --bssplit=4k/50:64k/50 --iodepth=8 \
+		--offset=$off --size=2m --io_size=2m
+fi
+echo idle > /sys/block/md1/md/sync_action
+sleep 1
+reshaping $D || fail "the reshape did not resume after the freeze"
+echo system > /sys/block/md1/md/sync_speed_max
+echo system > /sys/block/md1/md/sync_speed_min
 fio_verify B $D --rw=randwrite --bssplit=4k/40:32k/30:128k/30 --iodepth=8 \
 	--offset=$((HALF + 8 * M)) --size=8m --io_size=3m
 reshaping $D || say "the reshape ended during B"
@@ -148,9 +184,22 @@ wait_sync $D
 expect_eq "$(md_sysfs $D raid_disks)" 4 "md/raid_disks"
 expect_eq "$(md_sysfs $D reshape_position)" none "md/reshape_position"
 expect_eq "$(blockdev --getsize64 $D)" $(($(md_sysfs $D component_size) * 3 * 1024)) "size"
-dd if=$D of=$(disk dump) bs=4096 count=$BLOCKS iflag=direct 2>/dev/null ||
-	fail "copying the stamped half failed"
-sync
+# the stamped half as read after the replay, but for W
+if [ $W = 1 ] && [ $off -lt $HALF ]; then
+	cmp -n $off $(disk dump) $D || fail "stamped half below W changed by the reshape"
+	# busybox cmp: FILE1 FILE2 SKIP1 SKIP2
+	cmp -n $((HALF - off - 2 * M)) $(disk dump) $D $((off + 2 * M)) $((off + 2 * M)) ||
+		fail "stamped half above W changed by the reshape"
+else
+	cmp -n $HALF $(disk dump) $D || fail "stamped half changed by the reshape"
+fi
+if [ $W = 1 ]; then
+	fio_verify W $D --rw=randwrite --bssplit=4k/50:64k/50 --iodepth=8 \
+		--offset=$off --size=2m --io_size=2m --verify_only
+	say "W ($off, 2 MiB, written while frozen) verifies"
+else
+	say "W skipped: the position ($pos) was in A or B"
+fi
 run mdadm $D --add $(disk p1)
 wait_sync $D
 check state "[4/4]" $D
@@ -159,6 +208,10 @@ fio_verify A $D --rw=randwrite --bssplit=4k/40:16k/30:64k/30 --iodepth=8 \
 	--offset=$HALF --size=8m --io_size=4m --verify_only
 fio_verify B $D --rw=randwrite --bssplit=4k/40:32k/30:128k/30 --iodepth=8 \
 	--offset=$((HALF + 8 * M)) --size=8m --io_size=3m --verify_only
+if [ $W = 1 ]; then
+	fio_verify W $D --rw=randwrite --bssplit=4k/50:64k/50 --iodepth=8 \
+		--offset=$off --size=2m --io_size=2m --verify_only
+fi
 run mdadm --stop $D
 check dmesg
 pass "replayed, resumed degraded, rebuilt"
