@@ -393,6 +393,22 @@ static bool pins_oldest(struct r5j_journal *log, struct r5j_stripe *sh)
 }
 
 /*
+ * Rule 8' (lock held): the oldest unit not yet done, whose stripes' parity
+ * X takes.  Units before it are done and only wait for reclaim, which
+ * frees them with no parity written; the walk stops at the first not
+ * done, so it is short.
+ */
+static struct r5j_log_unit *oldest_live(struct r5j_journal *log)
+{
+	struct r5j_log_unit *unit;
+
+	list_for_each_entry(unit, &log->units, list)
+		if (unit->state != R5J_UNIT_DONE)
+			return unit;
+	return NULL;
+}
+
+/*
  * The largest a unit may grow: the ring less the largest stripe with its
  * own meta block and the quiesce reserve.  When every unit is done,
  * reclaim keeps the newest one as the tail (reclaimable_tail()); capped
@@ -600,7 +616,8 @@ again:
 	if (err == -EAGAIN && !full && what == R5J_LOG_PARITY) {
 		sh->write_stage = R5J_W_PARKED;
 		atomic_inc(&sh->count);	/* the parked list's reference */
-		if (log->fixed && pins_oldest(log, sh)) {
+		if (log->fixed && sh->dirty_unit &&
+		    sh->dirty_unit == oldest_live(log)) {
 			/* rule 8': its parity goes into X (build_x()) */
 			list_add_tail(&sh->log_list, &log->x_wait);
 			log->x_count++;
@@ -743,8 +760,7 @@ bool r5j_journal_x_oldest(struct r5j_journal *log, u64 *lsn, bool *waiting)
 	if (!log->fixed)
 		return false;
 	spin_lock_irq(&log->lock);
-	first = list_first_entry_or_null(&log->units, struct r5j_log_unit,
-					 list);
+	first = oldest_live(log);
 	if (first) {
 		*lsn = first->lsn;
 		*waiting = !list_empty(&log->x_wait) && !log->failed;
@@ -780,7 +796,7 @@ static void release_parked(struct r5j_journal *log)
 static void retry_parked_wb(struct r5j_journal *log,
 			    struct r5j_log_unit **spare)
 {
-	struct r5j_log_unit *full;
+	struct r5j_log_unit *full, *live;
 	struct r5j_stripe *sh, *tmp;
 	int err;
 
@@ -790,6 +806,7 @@ again:
 	full = NULL;
 	err = 0;
 	spin_lock_irq(&log->lock);
+	live = log->fixed ? oldest_live(log) : NULL;
 	list_for_each_entry_safe(sh, tmp, &log->parked_wb, log_list) {
 		if (log->failed)
 			break;
@@ -798,8 +815,8 @@ again:
 		if (!err) {
 			/* add_stripe took its own reference: drop the park's */
 			atomic_dec(&sh->count);
-		} else if (err == -EAGAIN && !full && log->fixed &&
-			   pins_oldest(log, sh)) {
+		} else if (err == -EAGAIN && !full && live &&
+			   sh->dirty_unit == live) {
 			/* its unit is the oldest now: X takes its parity */
 			list_add_tail(&sh->log_list, &log->x_wait);
 			log->x_count++;
@@ -833,14 +850,14 @@ static void build_x(struct r5j_journal *log)
 	int p = log->conf->max_degraded;
 	struct r5j_stripe *sh, *tmp;
 	u64 need, room, others;
-	bool ready;
+	bool ready, done_ahead;
 	int err = 0;
 
 	if (!log->fixed || list_empty_careful(&log->x_wait))
 		return;
 	x = new_unit(log);
 	spin_lock_irq(&log->lock);
-	u = list_first_entry_or_null(&log->units, struct r5j_log_unit, list);
+	u = oldest_live(log);
 	ready = u && !log->failed && log->x_count &&
 		(log->x_count >= u->wb_left ||
 		 atomic_read(&log->conf->stuck_stripes));
@@ -853,10 +870,20 @@ static void build_x(struct r5j_journal *log)
 	room = room > others ? room - others : 0;
 	if (!ready || need > room ||
 	    log->x_count > r5j_parity_batch(p)) {
-		/* the arithmetic says it fits once all are there */
-		WARN_ON_ONCE(ready && !atomic_read(&log->conf->stuck_stripes));
+		/*
+		 * The arithmetic says it fits once all are there and the
+		 * done units before U (the last X's among them) are
+		 * reclaimed: reclaim then wakes the daemon.
+		 */
+		done_ahead = u && u != list_first_entry(&log->units,
+							struct r5j_log_unit,
+							list);
+		WARN_ON_ONCE(ready && !done_ahead &&
+			     !atomic_read(&log->conf->stuck_stripes));
 		spin_unlock_irq(&log->lock);
 		free_unit(x);
+		if (ready && done_ahead)
+			wake_reclaim(log);
 		return;
 	}
 	open = log->open;	/* X holds the parity alone */
@@ -956,6 +983,7 @@ void r5j_journal_stripe_done(struct r5j_journal *log, struct r5j_stripe *sh)
 		unit->state = R5J_UNIT_DONE;
 		wake = !list_empty(&log->parked) ||
 			!list_empty(&log->parked_wb) ||
+			!list_empty(&log->x_wait) ||
 			log->used * R5J_RECLAIM_DIVISOR >= log->fmt.ring_sectors;
 	}
 	spin_unlock_irq(&log->lock);
