@@ -841,16 +841,17 @@ again:
  * reserve R.  Until then nothing is opened: an X held open across passes
  * kept the ring's head while the stripes it waited for needed a pass
  * that logged something else first (journal.md, "Beyond half the
- * ring").  A STUCK stripe never computes its parity: while any exists,
- * X takes those that wait (U then stays pinned, as under rule 8).
+ * ring").  A STUCK stripe never computes its parity: while any exists
+ * (it may pin U), X also takes those that wait when that leaves R for
+ * the rest; if it pins U, U stays pinned, as under rule 8.
  */
 static void build_x(struct r5j_journal *log)
 {
 	struct r5j_log_unit *x, *open, *full = NULL, *none = NULL, *u;
 	int p = log->conf->max_degraded;
+	u64 need, room, others, r_sectors;
 	struct r5j_stripe *sh, *tmp;
-	u64 need, room, others;
-	bool ready, done_ahead;
+	bool ready, all, done_ahead;
 	int err = 0;
 
 	if (!log->fixed || list_empty_careful(&log->x_wait))
@@ -858,9 +859,6 @@ static void build_x(struct r5j_journal *log)
 	x = new_unit(log);
 	spin_lock_irq(&log->lock);
 	u = oldest_live(log);
-	ready = u && !log->failed && log->x_count &&
-		(log->x_count >= u->wb_left ||
-		 atomic_read(&log->conf->stuck_stripes));
 	need = ((u64)p * log->x_count + 1) * R5J_BLOCK_SECTORS;
 	/* the stripes not in X keep their (P - 1) pages */
 	others = log->wb_stripes > log->x_count ?
@@ -868,6 +866,12 @@ static void build_x(struct r5j_journal *log)
 		0;
 	room = free_sectors(log);
 	room = room > others ? room - others : 0;
+	r_sectors = r5j_wb_fixed_reserve(p, log->pin_cap) * R5J_BLOCK_SECTORS;
+	all = u && !log->failed && log->x_count &&
+		log->x_count >= u->wb_left;
+	ready = all || (u && !log->failed && log->x_count &&
+			atomic_read(&log->conf->stuck_stripes) &&
+			need + r_sectors <= room);
 	if (!ready || need > room ||
 	    log->x_count > r5j_parity_batch(p)) {
 		/*
@@ -878,8 +882,7 @@ static void build_x(struct r5j_journal *log)
 		done_ahead = u && u != list_first_entry(&log->units,
 							struct r5j_log_unit,
 							list);
-		WARN_ON_ONCE(ready && !done_ahead &&
-			     !atomic_read(&log->conf->stuck_stripes));
+		WARN_ON_ONCE(all && !done_ahead);
 		spin_unlock_irq(&log->lock);
 		free_unit(x);
 		if (ready && done_ahead)
