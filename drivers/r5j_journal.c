@@ -882,7 +882,9 @@ static void build_x(struct r5j_journal *log)
 		done_ahead = u && u != list_first_entry(&log->units,
 							struct r5j_log_unit,
 							list);
-		WARN_ON_ONCE(all && !done_ahead);
+		WARN_ONCE(all && !done_ahead,
+			  "raid5j: rule 8' parity unit X for %u stripes needs %llu sectors, %llu left (miscount)\n",
+			  log->x_count, need, room);
 		spin_unlock_irq(&log->lock);
 		free_unit(x);
 		if (ready && done_ahead)
@@ -897,7 +899,9 @@ static void build_x(struct r5j_journal *log)
 		log->x_count--;
 		err = add_stripe(log, sh, &none, &full, R5J_LOG_X);
 		/* C <= r5j_parity_batch(): X never fills */
-		if (WARN_ON_ONCE(err || full)) {
+		if (WARN_ONCE(err || full,
+			      "raid5j: rule 8' parity unit X full or short (%d)\n",
+			      err)) {
 			list_add(&sh->log_list, &log->x_wait);
 			log->x_count++;
 			break;
