@@ -133,7 +133,8 @@ if [ "$JWATCH" = 1 ] && [ "$PERSONALITY" = raid5j ]; then
 			l=
 			while read -r k v; do
 				case $k in
-				dirty_stripes | evicted_stripes | dirty_bytes) l="$l $k=$v" ;;
+				dirty_stripes | evicted_stripes | dirty_bytes | used_sectors | \
+				wb_reserved_sectors | fixed_reserve) l="$l $k=$v" ;;
 				esac
 			done < /sys/block/md0/md/journal_stats
 			report jstat$l
