@@ -687,6 +687,14 @@ lost:
 	return destage_lost(rc, rs, &map);
 }
 
+/* Ring sectors the parity of @n data-only stripes takes, meta blocks too. */
+static u64 parity_sectors(struct r5j_conf *conf, u64 n)
+{
+	return (n * conf->max_degraded +
+		DIV_ROUND_UP_ULL(n, r5j_parity_batch(conf->max_degraded))) *
+	       R5J_BLOCK_SECTORS;
+}
+
 /*
  * The members' writes so far durable, and what a replay recorded on disk
  * (a member failed, a bad block range), before journal_tail moves past the
@@ -777,7 +785,7 @@ static int destage_units(struct rec_ctx *rc, bool apply)
 	struct r5j_conf *conf = rc->conf;
 	struct r5j_journal *log = rc->log;
 	u64 ring = log->fmt.ring_sectors, used = rc->walked, tail = 0;
-	unsigned int b = r5j_parity_batch(conf->max_degraded), n, i;
+	unsigned int n, i;
 	bool eager = recovery_unit_by_unit && md_is_rdwr(conf->mddev);
 	struct rec_stripe *rs, *next;
 	u64 pin, pin_pos = 0, need;
@@ -794,8 +802,7 @@ static int destage_units(struct rec_ctx *rc, bool apply)
 		     next = list_next_entry(next, order))
 			n++;
 		/* its parity transactions and, always, the final empty unit */
-		need = ((u64)n * conf->max_degraded + DIV_ROUND_UP(n, b)) *
-		       R5J_BLOCK_SECTORS;
+		need = parity_sectors(conf, n);
 		/* a read-only array cannot move it: the check below refuses */
 		if (pin > tail && md_is_rdwr(conf->mddev) &&
 		    (eager || used + need + R5J_BLOCK_SECTORS > ring)) {
@@ -1072,11 +1079,8 @@ int r5j_journal_recover(struct r5j_journal *log)
 	 * by unit, checked here before anything is written.
 	 */
 	rc.by_unit = rc.nr_pending && (recovery_unit_by_unit ||
-		((u64)rc.nr_pending * rc.conf->max_degraded +
-		 DIV_ROUND_UP(rc.nr_pending,
-			      r5j_parity_batch(rc.conf->max_degraded))) *
-		R5J_BLOCK_SECTORS + R5J_BLOCK_SECTORS + scan.walked >
-		log->fmt.ring_sectors);
+		parity_sectors(rc.conf, rc.nr_pending) + R5J_BLOCK_SECTORS +
+		scan.walked > log->fmt.ring_sectors);
 	if (rc.by_unit) {
 		order_pending(&rc);
 		err = destage_units(&rc, false);

@@ -180,7 +180,7 @@ EOF
 		cut_ms=$((RANDOM % 600))
 		PERSONALITY=raid5j vm_boot --timeout 180 --kill-mark tailmoved \
 			--kill-after "0.$(printf '%03d' $cut_ms)" --env MISSING="$missing" \
-			--env MEMBERS="$MEMBERS" - $MEMBERS j <<'EOF'
+			--env MEMBERS="$MEMBERS" - $MEMBERS j <<'EOF' ||
 . /test/guest-lib.sh
 load_personality
 (
@@ -194,6 +194,7 @@ mdadm --assemble --run /dev/md0 $(disks_but "$MISSING" $MEMBERS) $(disk j)
 report recdone "$(dmesg | sed -n 's/.*journal recovery: \([0-9]* units.*\)/\1/p')"
 sleep 60
 EOF
+			vm_fail "cycle $cycle: the boot cut during recovery failed"
 		[ "$VM_KILLED" = 1 ] ||
 			vm_fail "cycle $cycle: recovery was not cut (no journal_tail move seen)"
 		[ -n "$(vm_val recdone)" ] &&
