@@ -348,7 +348,7 @@ int r5j_dirty_mark(struct r5j_conf *conf, int percent);
 
 /* r5j_stripe.c, for the write-back cache */
 struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
-					sector_t sector, bool prev);
+					sector_t sector, bool prev, int extra);
 
 /* r5j_wbcache.c (Documentation/journal.md section 15, "Part 2") */
 #define R5J_LOG_HIGH		70	/* writeback_log_high default, % */

@@ -25,11 +25,23 @@
  * the empty unit a quiesce or clean stop writes.
  */
 #include <linux/blkdev.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include "raid5j/crc32c.h"
 #include "raid5j/sb1csum.h"
 #include "r5j_journal_int.h"
+
+/*
+ * Rule 8' (journal.md, "Beyond half the ring"): a fixed ring reserve and
+ * one parity unit X for the stripes pinning the oldest unit, in place of
+ * P pages per dirty stripe.  Read when the journal is loaded (assembly);
+ * off by default until recovery's unit-by-unit loop has landed.
+ */
+static bool wb_fixed_reserve;
+module_param_named(writeback_fixed_reserve, wb_fixed_reserve, bool, 0644);
+MODULE_PARM_DESC(writeback_fixed_reserve,
+		 "write-back: rule 8', a fixed journal reserve in place of parity pages per dirty stripe; read at assembly (default 0)");
 
 static void wake_reclaim(struct r5j_journal *log)
 {
@@ -269,6 +281,7 @@ enum r5j_log_what {
 	R5J_LOG_STRIPE,		/* write-through: written data, then parity */
 	R5J_LOG_DATA,		/* write-back: written data only */
 	R5J_LOG_PARITY,		/* write-back destage: parity only */
+	R5J_LOG_X,		/* parity into X, room checked by build_x() */
 };
 
 static unsigned int stripe_log_pages(struct r5j_stripe *sh,
@@ -277,7 +290,7 @@ static unsigned int stripe_log_pages(struct r5j_stripe *sh,
 	struct r5j_conf *conf = sh->conf;
 	unsigned int i, pages = 0;
 
-	if (what != R5J_LOG_PARITY)
+	if (what == R5J_LOG_STRIPE || what == R5J_LOG_DATA)
 		for (i = 0; i < conf->raid_disks; i++)
 			if (!r5j_is_parity(sh, i) &&
 			    !r5j_blist_empty(&sh->dev[i].written))
@@ -306,6 +319,9 @@ u64 r5j_journal_wb_kept(struct r5j_journal *log, u64 stripes)
 	int p = log->conf->max_degraded;
 	u64 meta;
 
+	if (log->fixed)
+		return r5j_wb_fixed_kept(p, log->pin_cap, stripes) *
+			R5J_BLOCK_SECTORS;
 	if (!stripes)
 		return 0;
 	meta = min_t(u64, stripes, log->pin_cap) +
@@ -322,15 +338,38 @@ u64 r5j_journal_wb_kept(struct r5j_journal *log, u64 stripes)
 static void check_recovery_room(struct r5j_journal *log)
 {
 	int p = log->conf->max_degraded;
-	u64 n = log->wb_stripes, need;
+	u64 n = log->wb_stripes, need, free = free_sectors(log);
+	struct r5j_log_unit *unit;
 
-	need = (n * p + DIV_ROUND_UP_ULL(n, r5j_parity_batch(p))) *
-		R5J_BLOCK_SECTORS;
-	if (likely(free_sectors(log) >= need))
-		return;
+	if (log->fixed) {
+		/*
+		 * Rule 8': R + 1 blocks after the log (the empty unit is
+		 * outside free_sectors()), once recovery has replayed the
+		 * leading units with no data-only stripe left (an X was
+		 * logged for them) and moved the tail past them.
+		 */
+		if (!n)
+			return;
+		need = r5j_wb_fixed_reserve(p, log->pin_cap) *
+			R5J_BLOCK_SECTORS;
+		if (likely(free >= need))
+			return;
+		list_for_each_entry(unit, &log->units, list) {
+			if (unit->wb_left || unit->state == R5J_UNIT_OPEN)
+				break;
+			free += unit->sectors;
+			if (free >= need)
+				return;
+		}
+	} else {
+		need = (n * p + DIV_ROUND_UP_ULL(n, r5j_parity_batch(p))) *
+			R5J_BLOCK_SECTORS;
+		if (likely(free >= need))
+			return;
+	}
 	log->stats.room_short++;
-	WARN_ONCE(1, "raid5j: journal room %llu sectors below %llu for %llu dirty stripes' parity (rule 8)\n",
-		  free_sectors(log), need, n);
+	WARN_ONCE(1, "raid5j: journal room %llu sectors below %llu for %llu dirty stripes' parity (rule 8%s)\n",
+		  free, need, n, log->fixed ? "'" : "");
 }
 
 /* Room beyond what dirty stripes keep, @more of them counted (lock held). */
@@ -351,6 +390,22 @@ static bool pins_oldest(struct r5j_journal *log, struct r5j_stripe *sh)
 	return sh->dirty_unit && sh->dirty_unit ==
 		list_first_entry_or_null(&log->units, struct r5j_log_unit,
 					 list);
+}
+
+/*
+ * Rule 8' (lock held): the oldest unit not yet done, whose stripes' parity
+ * X takes.  Units before it are done and only wait for reclaim, which
+ * frees them with no parity written; the walk stops at the first not
+ * done, so it is short.
+ */
+static struct r5j_log_unit *oldest_live(struct r5j_journal *log)
+{
+	struct r5j_log_unit *unit;
+
+	list_for_each_entry(unit, &log->units, list)
+		if (unit->state != R5J_UNIT_DONE)
+			return unit;
+	return NULL;
 }
 
 /*
@@ -394,7 +449,16 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	if (what == R5J_LOG_DATA && !test_bit(R5J_STRIPE_DIRTY, &sh->state))
 		pin = true;
 	room = room_left(log, pin);
-	if (what == R5J_LOG_PARITY) {
+	if (what == R5J_LOG_X) {
+		room = free_sectors(log);	/* X alone may use R */
+	} else if (what == R5J_LOG_PARITY && log->fixed) {
+		/* rule 8': leave R + (P - 1) per stripe still without parity */
+		u64 free = free_sectors(log);
+		u64 kept = r5j_journal_wb_kept(log, log->wb_stripes ?
+					       log->wb_stripes - 1 : 0);
+
+		room = free > kept ? free - kept : 0;
+	} else if (what == R5J_LOG_PARITY) {
 		u64 free = free_sectors(log), pages_kept;
 
 		pages_kept = (log->wb_stripes ? log->wb_stripes - 1 : 0) *
@@ -432,7 +496,8 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	for (i = 0; i < conf->raid_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 
-		if (what == R5J_LOG_PARITY || r5j_is_parity(sh, i) ||
+		if (what == R5J_LOG_PARITY || what == R5J_LOG_X ||
+		    r5j_is_parity(sh, i) ||
 		    r5j_blist_empty(&dev->written))
 			continue;
 		dev->log_csum = r5j_page_csum(log->fmt.seed,
@@ -467,11 +532,17 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	list_add_tail(&sh->log_list, &unit->stripes);
 	if (pin) {
 		unit->pinners++;
+		unit->wb_left++;
 		log->wb_stripes++;
 	}
-	if (what == R5J_LOG_PARITY && log->wb_stripes)
-		log->wb_stripes--;
-	check_recovery_room(log);
+	if (what == R5J_LOG_PARITY || what == R5J_LOG_X) {
+		if (log->wb_stripes)
+			log->wb_stripes--;
+		if (sh->dirty_unit && sh->dirty_unit->wb_left)
+			sh->dirty_unit->wb_left--;
+	}
+	if (what != R5J_LOG_X)
+		check_recovery_room(log);	/* build_x(): once X is whole */
 	log->stats.stripes++;
 	if (what == R5J_LOG_DATA) {
 		log->stats.cached_writes++;
@@ -543,12 +614,19 @@ again:
 	else
 		err = add_stripe(log, sh, &spare, &full, what);
 	if (err == -EAGAIN && !full && what == R5J_LOG_PARITY) {
-		/* the oldest unit's destages always fit: a miscount */
-		WARN_ON_ONCE(pins_oldest(log, sh));
 		sh->write_stage = R5J_W_PARKED;
 		atomic_inc(&sh->count);	/* the parked list's reference */
-		list_add_tail(&sh->log_list, &log->parked_wb);
-		log->stats.parity_waits++;
+		if (log->fixed && sh->dirty_unit &&
+		    sh->dirty_unit == oldest_live(log)) {
+			/* rule 8': its parity goes into X (build_x()) */
+			list_add_tail(&sh->log_list, &log->x_wait);
+			log->x_count++;
+		} else {
+			/* rule 8: the oldest unit's always fit, a miscount */
+			WARN_ON_ONCE(pins_oldest(log, sh));
+			list_add_tail(&sh->log_list, &log->parked_wb);
+			log->stats.parity_waits++;
+		}
 	}
 	spin_unlock_irq(&log->lock);
 	if (full)
@@ -668,6 +746,29 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 	return true;
 }
 
+/*
+ * Rule 8' (the write-back cache asks on every pass): true when it is on
+ * and a unit is in the log; *@lsn is the oldest unit's, whose stripes'
+ * reloads may take X's head pool.  *@waiting: stripes wait on x_wait,
+ * so every stripe pinning that unit must be destaged for X to be built.
+ */
+bool r5j_journal_x_oldest(struct r5j_journal *log, u64 *lsn, bool *waiting)
+{
+	struct r5j_log_unit *first;
+
+	*waiting = false;
+	if (!log->fixed)
+		return false;
+	spin_lock_irq(&log->lock);
+	first = oldest_live(log);
+	if (first) {
+		*lsn = first->lsn;
+		*waiting = !list_empty(&log->x_wait) && !log->failed;
+	}
+	spin_unlock_irq(&log->lock);
+	return !!first;
+}
+
 /* The journal failed: parked stripes go back to fail their writes. */
 static void release_parked(struct r5j_journal *log)
 {
@@ -675,7 +776,9 @@ static void release_parked(struct r5j_journal *log)
 	LIST_HEAD(list);
 
 	spin_lock_irq(&log->lock);
-	list_splice_init(&log->parked_wb, &list);
+	list_splice_init(&log->x_wait, &list);
+	log->x_count = 0;
+	list_splice_tail_init(&log->parked_wb, &list);
 	list_splice_tail_init(&log->parked, &list);
 	spin_unlock_irq(&log->lock);
 	list_for_each_entry_safe(sh, tmp, &list, log_list) {
@@ -693,7 +796,7 @@ static void release_parked(struct r5j_journal *log)
 static void retry_parked_wb(struct r5j_journal *log,
 			    struct r5j_log_unit **spare)
 {
-	struct r5j_log_unit *full;
+	struct r5j_log_unit *full, *live;
 	struct r5j_stripe *sh, *tmp;
 	int err;
 
@@ -703,6 +806,7 @@ again:
 	full = NULL;
 	err = 0;
 	spin_lock_irq(&log->lock);
+	live = log->fixed ? oldest_live(log) : NULL;
 	list_for_each_entry_safe(sh, tmp, &log->parked_wb, log_list) {
 		if (log->failed)
 			break;
@@ -711,6 +815,11 @@ again:
 		if (!err) {
 			/* add_stripe took its own reference: drop the park's */
 			atomic_dec(&sh->count);
+		} else if (err == -EAGAIN && !full && live &&
+			   sh->dirty_unit == live) {
+			/* its unit is the oldest now: X takes its parity */
+			list_add_tail(&sh->log_list, &log->x_wait);
+			log->x_count++;
 		} else {
 			/* back where it was, before the next one */
 			list_add_tail(&sh->log_list, &tmp->log_list);
@@ -725,6 +834,92 @@ again:
 		goto again;	/* a new unit for the rest */
 }
 
+/*
+ * Rule 8' (daemon): once every stripe pinning the oldest unit U waits on
+ * x_wait with its parity computed, log all their parity in one unit X,
+ * sealed and submitted in this same pass; X alone may use the fixed
+ * reserve R.  Until then nothing is opened: an X held open across passes
+ * kept the ring's head while the stripes it waited for needed a pass
+ * that logged something else first (journal.md, "Beyond half the
+ * ring").  A STUCK stripe never computes its parity: while any exists
+ * (it may pin U), X also takes those that wait when that leaves R for
+ * the rest; if it pins U, U stays pinned, as under rule 8.
+ */
+static void build_x(struct r5j_journal *log)
+{
+	struct r5j_log_unit *x, *open, *full = NULL, *none = NULL, *u;
+	int p = log->conf->max_degraded;
+	u64 need, room, others, r_sectors;
+	struct r5j_stripe *sh, *tmp;
+	bool ready, all, done_ahead;
+	int err = 0;
+
+	if (!log->fixed || list_empty_careful(&log->x_wait))
+		return;
+	x = new_unit(log);
+	spin_lock_irq(&log->lock);
+	u = oldest_live(log);
+	need = ((u64)p * log->x_count + 1) * R5J_BLOCK_SECTORS;
+	/* the stripes not in X keep their (P - 1) pages */
+	others = log->wb_stripes > log->x_count ?
+		(log->wb_stripes - log->x_count) * (p - 1) * R5J_BLOCK_SECTORS :
+		0;
+	room = free_sectors(log);
+	room = room > others ? room - others : 0;
+	r_sectors = r5j_wb_fixed_reserve(p, log->pin_cap) * R5J_BLOCK_SECTORS;
+	all = u && !log->failed && log->x_count &&
+		log->x_count >= u->wb_left;
+	ready = all || (u && !log->failed && log->x_count &&
+			atomic_read(&log->conf->stuck_stripes) &&
+			need + r_sectors <= room);
+	if (!ready || need > room ||
+	    log->x_count > r5j_parity_batch(p)) {
+		/*
+		 * The arithmetic says it fits once all are there and the
+		 * done units before U (the last X's among them) are
+		 * reclaimed: reclaim then wakes the daemon.
+		 */
+		done_ahead = u && u != list_first_entry(&log->units,
+							struct r5j_log_unit,
+							list);
+		WARN_ONCE(all && !done_ahead,
+			  "raid5j: rule 8' parity unit X for %u stripes needs %llu sectors, %llu left (miscount)\n",
+			  log->x_count, need, room);
+		spin_unlock_irq(&log->lock);
+		free_unit(x);
+		if (ready && done_ahead)
+			wake_reclaim(log);
+		return;
+	}
+	open = log->open;	/* X holds the parity alone */
+	log->open = NULL;
+	open_unit(log, x);
+	list_for_each_entry_safe(sh, tmp, &log->x_wait, log_list) {
+		list_del_init(&sh->log_list);
+		log->x_count--;
+		err = add_stripe(log, sh, &none, &full, R5J_LOG_X);
+		/* C <= r5j_parity_batch(): X never fills */
+		if (WARN_ONCE(err || full,
+			      "raid5j: rule 8' parity unit X full or short (%d)\n",
+			      err)) {
+			list_add(&sh->log_list, &log->x_wait);
+			log->x_count++;
+			break;
+		}
+		atomic_dec(&sh->count);	/* add_stripe took its own */
+	}
+	if (log->open == x)
+		log->open = NULL;
+	log->stats.x_units++;
+	check_recovery_room(log);
+	spin_unlock_irq(&log->lock);
+	if (open)
+		submit_unit(log, open);
+	if (full && full != x)
+		submit_unit(log, full);
+	submit_unit(log, x);
+}
+
 /* Move parked stripes into units while there is room (daemon). */
 static void retry_parked(struct r5j_journal *log)
 {
@@ -736,7 +931,9 @@ static void retry_parked(struct r5j_journal *log)
 		release_parked(log);
 		return;
 	}
+	/* first: it may move stripes whose unit became the oldest to x_wait */
 	retry_parked_wb(log, &spare);
+	build_x(log);
 	while (!err) {
 		if (!log->open && !spare)
 			spare = new_unit(log);
@@ -793,6 +990,7 @@ void r5j_journal_stripe_done(struct r5j_journal *log, struct r5j_stripe *sh)
 		unit->state = R5J_UNIT_DONE;
 		wake = !list_empty(&log->parked) ||
 			!list_empty(&log->parked_wb) ||
+			!list_empty(&log->x_wait) ||
 			log->used * R5J_RECLAIM_DIVISOR >= log->fmt.ring_sectors;
 	}
 	spin_unlock_irq(&log->lock);
@@ -1033,7 +1231,7 @@ bool r5j_journal_idle(struct r5j_journal *log)
 
 	spin_lock_irq(&log->lock);
 	idle = list_empty(&log->parked) && list_empty(&log->parked_wb) &&
-		!log->open;
+		list_empty(&log->x_wait) && !log->open;
 	spin_unlock_irq(&log->lock);
 	return idle;
 }
@@ -1044,7 +1242,8 @@ bool r5j_journal_empty(struct r5j_journal *log)
 
 	spin_lock_irq(&log->lock);
 	empty = !log->failed && list_empty(&log->parked) &&
-		list_empty(&log->parked_wb) && !log->open &&
+		list_empty(&log->parked_wb) && list_empty(&log->x_wait) &&
+		!log->open &&
 		list_empty(&log->units);
 	spin_unlock_irq(&log->lock);
 	return empty;
@@ -1159,7 +1358,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "destage_reads %llu\nrecovered_wb_stripes %llu\n"
 			  "destaged_rmw %llu\ndestage_reads_saved %llu\n"
 			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n"
-			  "parity_waits %llu\nwb_stripes %llu\nroom_short %llu\n",
+			  "parity_waits %llu\nwb_stripes %llu\nroom_short %llu\n"
+			  "fixed_reserve %d\nx_units %llu\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.log_flushes, st.empty_units, st.stripes,
 			  st.data_pages,
@@ -1177,7 +1377,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_high)),
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
 			  READ_ONCE(log->conf->destage_batches),
-			  st.parity_waits, wb_stripes, st.room_short);
+			  st.parity_waits, wb_stripes, st.room_short,
+			  log->fixed, st.x_units);
 	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 
@@ -1226,13 +1427,18 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 		return -EINVAL;
 	}
 	/* stripes one unit may pin: a small part of the ring (rule 8) */
-	log->pin_cap = clamp_t(u64, div_u64(log->fmt.ring_sectors,
-					    R5J_BLOCK_SECTORS * 32),
-			       1, R5J_UNIT_MAX_PINS);
+	BUILD_BUG_ON(R5J_WB_MAX_PINS != R5J_UNIT_MAX_PINS);
+	log->pin_cap = r5j_wb_pin_cap(log->fmt.ring_sectors);
+	/* rule 8': C, so that X's parity fits a unit and its head pool */
+	log->fixed = READ_ONCE(wb_fixed_reserve);
+	if (log->fixed)
+		log->pin_cap = r5j_wb_x_cap(log->pin_cap,
+					    r5j_parity_batch(conf->max_degraded));
 	spin_lock_init(&log->lock);
 	INIT_LIST_HEAD(&log->units);
 	INIT_LIST_HEAD(&log->parked);
 	INIT_LIST_HEAD(&log->parked_wb);
+	INIT_LIST_HEAD(&log->x_wait);
 	INIT_LIST_HEAD(&log->unflushed);
 	INIT_LIST_HEAD(&log->flushing);
 	bio_init(&log->flush_bio, NULL, NULL, 0, 0);

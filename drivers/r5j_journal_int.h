@@ -4,6 +4,7 @@
 #define RAID5J_JOURNAL_INT_H
 
 #include "raid5j/journal.h"
+#include "raid5j/wbreserve.h"
 #include "r5j_journal.h"
 
 #define R5J_UNIT_MAX_PAGES	(BIO_MAX_VECS - 1)	/* meta + pages: one bio */
@@ -37,6 +38,7 @@ struct r5j_log_unit {
 	u32 pages;
 	int stripes_pending;		/* not yet on the members */
 	u32 pinners;			/* stripes that became dirty in it */
+	u32 wb_left;			/* of those, parity not logged yet */
 	enum r5j_unit_state state;
 	bool volatile_cache;		/* the journal had one at submit */
 	bool fua;			/* written FUA: stable on completion */
@@ -71,6 +73,7 @@ struct r5j_journal_stats {
 	u64 destage_reads_saved;	/* member reads rmw saved over rcw */
 	u64 parity_waits;	/* destage parity parked for space */
 	u64 room_short;		/* recovery room below rule 8's bound */
+	u64 x_units;		/* rule 8': parity units of an oldest unit */
 };
 
 struct r5j_journal {
@@ -97,6 +100,9 @@ struct r5j_journal {
 	bool failed_flushed;		/* reclaim thread: members flushed */
 	u64 wb_stripes;			/* dirty stripes, parity not logged */
 	u32 pin_cap;			/* stripes a unit may pin (rule 8) */
+	bool fixed;			/* rule 8' (writeback_fixed_reserve) */
+	struct list_head x_wait;	/* rule 8': parity for the X unit */
+	u32 x_count;			/* stripes on x_wait */
 	bool wb_logged;			/* mode the newest meta block records */
 	struct r5j_journal_stats stats;
 
@@ -121,6 +127,7 @@ static inline unsigned int r5j_parity_batch(int max_degraded)
 }
 
 u64 r5j_journal_wb_kept(struct r5j_journal *log, u64 stripes);
+bool r5j_journal_x_oldest(struct r5j_journal *log, u64 *lsn, bool *waiting);
 int r5j_journal_recover(struct r5j_journal *log);
 unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf);
 int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq);

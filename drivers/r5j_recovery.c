@@ -27,7 +27,11 @@
  * there is room after the log for their parity, is refused before the
  * first write: the array stays read-only and the journal is left as it
  * was.  Write-back stripes are destaged after the replay pass
- * (destage_pending(), Documentation/journal.md section 15).
+ * (destage_pending(), Documentation/journal.md section 15): batched when
+ * the parity of all of them fits after the log, otherwise (a nearly full
+ * ring, or recovery_unit_by_unit) unit by unit in log order, journal_tail
+ * moved past each unit whose stripes are on the members (destage_units());
+ * the check pass plans those steps and refuses a log they do not fit.
  *
  * Only blocks that were logged are written, so a degraded array never
  * reconstructs anything from parity that may be stale.  Replaying twice
@@ -36,6 +40,7 @@
 #include <linux/bitmap.h>
 #include <linux/blkdev.h>
 #include <linux/hash.h>
+#include <linux/list_sort.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -54,15 +59,30 @@ module_param(recovery_mem_kb, uint, 0644);
 MODULE_PARM_DESC(recovery_mem_kb,
 		 "memory for journal recovery's stripe table, KiB (default 16384)");
 
+/*
+ * Destage write-back stripes unit by unit, moving journal_tail after each
+ * unit, even where the batched destage fits (journal.md section 15,
+ * "Recovery of data-only stripes"): so that tests reach the path a nearly
+ * full ring needs.
+ */
+static bool recovery_unit_by_unit;
+module_param(recovery_unit_by_unit, bool, 0644);
+MODULE_PARM_DESC(recovery_unit_by_unit,
+		 "journal recovery destages write-back stripes unit by unit, journal_tail moved after each unit, even when the batched destage fits (default 0)");
+
 #define REC_HASH_BITS	14
 
 struct rec_block {
 	u64 pos;			/* ring sector of the logged page + 1 */
 	u32 csum;
+	u32 back;			/* sectors from its meta block to it */
 };
 
 struct rec_stripe {
-	struct hlist_node node;
+	union {
+		struct hlist_node node;	/* rc->hash */
+		struct list_head order;	/* unit by unit: rc->order */
+	};
 	sector_t sector;
 	struct rec_block blocks[];	/* per member; pos 0: not logged */
 };
@@ -90,6 +110,11 @@ struct rec_ctx {
 	struct rec_batch *batch;	/* r5j_parity_batch() entries */
 	struct md_rdev **batch_rerr;	/* per entry, raid_disks */
 	unsigned int nbatch;
+	/* unit by unit: the stripes, oldest pinned unit first */
+	bool by_unit, ordered;
+	struct list_head order;
+	u64 start, walked;		/* the scan's start and length */
+	u64 units, tail_moves;
 	/* a reshape position on disk (J3): NULL without one */
 	const struct r5j_reshape *rs;
 	u64 rs_pos;
@@ -173,7 +198,10 @@ static struct hlist_head *rec_bucket(struct rec_ctx *rc, sector_t sector)
 
 static void free_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 {
-	hlist_del(&rs->node);
+	if (rc->ordered)
+		list_del(&rs->order);
+	else
+		hlist_del(&rs->node);
 	kfree(rs);
 	rc->nr_pending--;
 }
@@ -508,6 +536,8 @@ static int recover_txn(struct rec_ctx *rc, const struct r5j_txn *t)
 				return PTR_ERR(rs);
 			rs->blocks[dd_idx].pos = p.log_pos + 1;
 			rs->blocks[dd_idx].csum = r5j_payload_csum(&p, 0);
+			rs->blocks[dd_idx].back =
+				r5j_ring_distance(&log->fmt, t->pos, p.log_pos);
 			continue;
 		}
 		rs = find_rec_stripe(rc, stripe, false);
@@ -842,6 +872,175 @@ lost:
 	return destage_lost(rc, rs, &map);
 }
 
+/* Ring sectors the parity of @n data-only stripes takes, meta blocks too. */
+static u64 parity_sectors(struct r5j_conf *conf, u64 n)
+{
+	return (n * conf->max_degraded +
+		DIV_ROUND_UP_ULL(n, r5j_parity_batch(conf->max_degraded))) *
+	       R5J_BLOCK_SECTORS;
+}
+
+/*
+ * The members' writes so far durable, and what a replay recorded on disk
+ * (a member failed, a bad block range), before journal_tail moves past the
+ * log that holds them: the tail-only write would not carry those.
+ */
+static void sync_members(struct r5j_journal *log)
+{
+	struct mddev *mddev = log->mddev;
+
+	r5j_flush_members(log->conf);
+	if (mddev->sb_flags & (BIT(MD_SB_CHANGE_DEVS) |
+			       BIT(MD_SB_CHANGE_PENDING)))
+		md_update_sb(mddev, 1);
+}
+
+/*
+ * Unit by unit (journal.md section 15, "Recovery with a nearly full
+ * ring").  A data-only stripe pins the unit of its oldest logged block:
+ * journal_tail may move past that unit once the stripe is on the members.
+ * Its log offset (sectors from the scan's start) orders the stripes, and
+ * *@pos gets the unit's ring sector, a meta block of this log.
+ */
+static u64 rec_pin(struct rec_ctx *rc, const struct rec_stripe *rs, u64 *pos)
+{
+	const struct r5j_log *fmt = &rc->log->fmt;
+	u64 best = U64_MAX, meta, off;
+	int m;
+
+	for (m = 0; m < rc->conf->raid_disks; m++) {
+		const struct rec_block *b = &rs->blocks[m];
+
+		if (!b->pos)
+			continue;
+		meta = r5j_ring_add(fmt, b->pos - 1, fmt->ring_sectors - b->back);
+		off = r5j_ring_distance(fmt, rc->start, meta);
+		if (off < best) {
+			best = off;
+			if (pos)
+				*pos = meta;
+		}
+	}
+	return best;
+}
+
+static int cmp_pin(void *priv, const struct list_head *a,
+		   const struct list_head *b)
+{
+	struct rec_ctx *rc = priv;
+	u64 pa = rec_pin(rc, list_entry(a, struct rec_stripe, order), NULL);
+	u64 pb = rec_pin(rc, list_entry(b, struct rec_stripe, order), NULL);
+
+	return pa < pb ? -1 : pa > pb;
+}
+
+/* Move the table's stripes to rc->order, oldest pinned unit first. */
+static void order_pending(struct rec_ctx *rc)
+{
+	struct rec_stripe *rs;
+	struct hlist_node *tmp;
+	unsigned int b;
+
+	INIT_LIST_HEAD(&rc->order);
+	for (b = 0; b < (1U << REC_HASH_BITS); b++) {
+		hlist_for_each_entry_safe(rs, tmp, &rc->hash[b], node) {
+			hlist_del(&rs->node);
+			list_add_tail(&rs->order, &rc->order);
+		}
+	}
+	rc->ordered = true;
+	list_sort(rc, &rc->order, cmp_pin);
+}
+
+/*
+ * Destage the ordered stripes one unit at a time: the stripes pinning the
+ * oldest unit get their parity logged after the log (one transaction per
+ * r5j_parity_batch() of them), are written to the members, and before the
+ * next unit's transaction journal_tail moves to that unit if the
+ * transaction would not fit otherwise (or always, recovery_unit_by_unit),
+ * members flushed first.  A crash in between leaves a shorter log, which
+ * the next recovery destages the same way; a stripe already on the
+ * members is destaged again from the same blocks, or replayed with the
+ * parity logged here.  @apply false: only check that every transaction
+ * fits (the room is counted as if every stripe's parity were logged), and
+ * count the units and tail moves; true: do it, with the same decisions.
+ */
+static int destage_units(struct rec_ctx *rc, bool apply)
+{
+	struct r5j_conf *conf = rc->conf;
+	struct r5j_journal *log = rc->log;
+	u64 ring = log->fmt.ring_sectors, used = rc->walked, tail = 0;
+	unsigned int n, i;
+	bool eager = recovery_unit_by_unit && md_is_rdwr(conf->mddev);
+	struct rec_stripe *rs, *next;
+	u64 pin, pin_pos = 0, need;
+	int err;
+
+	rc->units = 0;
+	rc->tail_moves = 0;
+	rs = list_first_entry(&rc->order, struct rec_stripe, order);
+	while (&rs->order != &rc->order) {
+		pin = rec_pin(rc, rs, &pin_pos);
+		n = 0;
+		for (next = rs; &next->order != &rc->order &&
+		     rec_pin(rc, next, NULL) == pin;
+		     next = list_next_entry(next, order))
+			n++;
+		/* its parity transactions and, always, the final empty unit */
+		need = parity_sectors(conf, n);
+		/* a read-only array cannot move it: the check below refuses */
+		if (pin > tail && md_is_rdwr(conf->mddev) &&
+		    (eager || used + need + R5J_BLOCK_SECTORS > ring)) {
+			if (apply) {
+				sync_members(log);
+				err = r5j_journal_set_tail(log, pin_pos);
+				if (err) {
+					pr_err("md/raid:%s: journal recovery: journal_tail could not move to %llu (%d)\n",
+					       mdname(conf->mddev),
+					       (unsigned long long)pin_pos,
+					       err);
+					return err;
+				}
+				if (!rc->tail_moves)
+					pr_info("md/raid:%s: journal recovery: journal_tail moved to %llu, unit %llu\n",
+						mdname(conf->mddev),
+						(unsigned long long)pin_pos,
+						rc->units + 1);
+			}
+			used -= pin - tail;
+			tail = pin;
+			rc->tail_moves++;
+		}
+		if (used + need + R5J_BLOCK_SECTORS > ring) {
+			pr_err("md/raid:%s: journal holds %u write-back stripes without parity and no room after the log for their parity, even unit by unit (%u stripes pin the unit at sector %llu%s): refused, nothing written\n",
+			       mdname(conf->mddev), rc->nr_pending, n,
+			       (unsigned long long)pin_pos,
+			       md_is_rdwr(conf->mddev) ? "" :
+			       "; read-only: journal_tail cannot move");
+			return -ENOSPC;
+		}
+		used += need;
+		rc->units++;
+		for (i = 0; apply && i < n; i++, rs = next) {
+			next = list_next_entry(rs, order);
+			cond_resched();
+			err = destage_rec_stripe(rc, rs);
+			if (err < 0)
+				return err;
+			if (!err)
+				free_rec_stripe(rc, rs);
+		}
+		if (apply) {
+			err = flush_batch(rc);
+			if (err)
+				return err;
+		} else {
+			rs = next;
+		}
+	}
+	return 0;
+}
+
 /* After the replay: destage every data-only stripe left (write-back). */
 static int destage_pending(struct rec_ctx *rc)
 {
@@ -877,6 +1076,11 @@ static int destage_pending(struct rec_ctx *rc)
 	rc->pw.zero = conf->pw.zero;
 	rc->pw.spare[0] = conf->pw.spare[0];
 	rc->pw.spare[1] = conf->pw.spare[1];
+	if (rc->by_unit) {
+		order_pending(rc);
+		err = destage_units(rc, true);
+		goto out;
+	}
 	err = 0;
 	for (b = 0; b < (1U << REC_HASH_BITS) && !err; b++) {
 		hlist_for_each_entry_safe(rs, tmp, &rc->hash[b], node) {
@@ -912,10 +1116,15 @@ out:
 
 static void drop_pending(struct rec_ctx *rc)
 {
-	struct rec_stripe *rs;
+	struct rec_stripe *rs, *rn;
 	struct hlist_node *tmp;
 	unsigned int b;
 
+	if (rc->ordered) {
+		list_for_each_entry_safe(rs, rn, &rc->order, order)
+			free_rec_stripe(rc, rs);
+		rc->ordered = false;
+	}
 	if (!rc->hash)
 		return;
 	for (b = 0; b < (1U << REC_HASH_BITS); b++)
@@ -956,18 +1165,9 @@ static void set_mode(struct rec_ctx *rc)
 /* Start an empty log at @pos with @seq: the one block at journal_tail. */
 static int new_log(struct r5j_journal *log, u64 pos, u64 seq)
 {
-	struct mddev *mddev = log->mddev;
 	int err;
 
-	r5j_flush_members(log->conf);
-	/*
-	 * A member failed or a range recorded by the replay is on disk
-	 * before the log that holds the block is dropped (the tail-only
-	 * write below would not carry it).
-	 */
-	if (mddev->sb_flags & (BIT(MD_SB_CHANGE_DEVS) |
-			       BIT(MD_SB_CHANGE_PENDING)))
-		md_update_sb(mddev, 1);
+	sync_members(log);
 	err = r5j_journal_write_empty(log, pos, seq);
 	if (err)
 		return err;
@@ -1083,21 +1283,22 @@ int r5j_journal_recover(struct r5j_journal *log)
 		err = -EINVAL;
 		goto out;
 	}
-	if (rc.nr_pending &&
-	    ((u64)rc.nr_pending * rc.conf->max_degraded +
-	     DIV_ROUND_UP(rc.nr_pending,
-			  r5j_parity_batch(rc.conf->max_degraded))) *
-	    R5J_BLOCK_SECTORS + R5J_BLOCK_SECTORS + scan.walked >
-	    log->fmt.ring_sectors) {
-		/*
-		 * each write-back stripe's parity pages go after the log, a
-		 * meta block per batch, then the new empty unit: the room
-		 * run time kept for them (journal.md rule 8)
-		 */
-		pr_err("md/raid:%s: journal holds %u write-back stripes without parity and no room after the log for their parity: refused, nothing written\n",
-		       mdname(mddev), rc.nr_pending);
-		err = -ENOSPC;
-		goto out;
+	rc.start = scan.start_pos;
+	rc.walked = scan.walked;
+	/*
+	 * Batched, each write-back stripe's parity pages go after the log, a
+	 * meta block per batch, then the new empty unit: the room rule 8
+	 * keeps at run time.  Without that room (rule 8', or forced), unit
+	 * by unit, checked here before anything is written.
+	 */
+	rc.by_unit = rc.nr_pending && (recovery_unit_by_unit ||
+		parity_sectors(rc.conf, rc.nr_pending) + R5J_BLOCK_SECTORS +
+		scan.walked > log->fmt.ring_sectors);
+	if (rc.by_unit) {
+		order_pending(&rc);
+		err = destage_units(&rc, false);
+		if (err)
+			goto out;
 	}
 	end_pos = scan.pos;
 	end_seq = scan.seq;
@@ -1132,6 +1333,9 @@ int r5j_journal_recover(struct r5j_journal *log)
 			goto out;
 		pr_info("md/raid:%s: journal: destaged %llu write-back stripes (data without parity)\n",
 			mdname(mddev), rc.wb_stripes);
+		if (rc.by_unit)
+			pr_info("md/raid:%s: journal recovery: %llu units, %llu tail moves\n",
+				mdname(mddev), rc.units, rc.tail_moves);
 		log->stats.recovered_wb_stripes = rc.wb_stripes;
 	}
 

@@ -409,16 +409,17 @@ void r5j_release_stripe(struct r5j_stripe *sh)
 
 /*
  * Daemon, write-back cache: a stripe head beyond stripe_cache_size for
- * the evicted stripe at @sector when none is free (journal.md rule 13);
+ * the evicted stripe at @sector when none is free (journal.md rule 13),
+ * at most @extra of them (R5J_WB_EXTRA_STRIPES, plus rule 8' X pool);
  * r5j_cache_trim() frees it once idle.  NULL: at the limit or no memory.
  */
 struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
-					sector_t sector, bool prev)
+					sector_t sector, bool prev, int extra)
 {
 	struct r5j_stripe *sh, *found;
 
 	if (READ_ONCE(conf->nr_stripes) >=
-	    READ_ONCE(conf->max_nr_stripes) + R5J_WB_EXTRA_STRIPES)
+	    READ_ONCE(conf->max_nr_stripes) + extra)
 		return NULL;
 	sh = alloc_stripe(conf, GFP_NOIO);
 	if (!sh)

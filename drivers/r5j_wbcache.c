@@ -403,10 +403,13 @@ static void queue_destage(struct r5j_conf *conf, struct r5j_stripe *sh)
  * of them (@all), those pinning units up to @limit (@over_log), those
  * dirty since before the reclaim thread's last period (@aged).  A quarter
  * of the cache stays free for writers unless @all; for @all and @over_log
- * a head beyond the cache is taken when none is free (rule 13).
+ * a head beyond the cache is taken when none is free (rule 13).  Under
+ * rule 8' (@x), the stripes pinning the oldest unit (lsn <= @x_lsn) may
+ * also take X's pool of R5J_WB_X_HEADS heads: X waits for all of them,
+ * and parked stripes may hold every other head.
  */
 static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
-			   bool over_log, u64 limit)
+			   bool over_log, u64 limit, bool x, u64 x_lsn)
 {
 	struct r5j_wbcache *wbc = conf->wbc;
 	unsigned int tick = READ_ONCE(conf->dirty_tick);
@@ -417,7 +420,7 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 		struct r5j_wb_entry *e;
 		struct rb_node *node;
 		sector_t sector;
-		bool prev, want;
+		bool prev, want, oldest;
 		int free;
 
 		spin_lock_irq(&conf->lock);
@@ -432,6 +435,7 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 			(aged && tick - e->dirty_tick >= 2);
 		sector = e->sector;
 		prev = e->prev;
+		oldest = x && e->dirty_unit->lsn <= x_lsn;
 		free = conf->nr_stripes - conf->active_stripes -
 			(atomic_read(&conf->dirty_stripes) - wbc->evicted);
 		spin_unlock_irq(&conf->lock);
@@ -445,7 +449,9 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 						 R5J_GET_NOBLOCK |
 						 R5J_GET_NOQUIESCE);
 		if (!sh && (all || over_log))
-			sh = r5j_get_stripe_extra(conf, sector, prev);
+			sh = r5j_get_stripe_extra(conf, sector, prev,
+						  R5J_WB_EXTRA_STRIPES +
+						  (oldest ? R5J_WB_X_HEADS : 0));
 		if (!sh)
 			break;
 		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
@@ -462,7 +468,8 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
  * oldest idle ones are evicted down to dirty_low, or destaged if they
  * cannot be; destaged when @all, @aged, or pinning the oldest units while
  * the journal is above writeback_log_high.  Evicted ones: the same three
- * triggers.  true: stripes were queued.
+ * triggers.  Rule 8': while stripes wait for X, every stripe pinning the
+ * oldest unit is destaged too.  true: stripes were queued.
  */
 bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 {
@@ -477,14 +484,22 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	bool evict_on = READ_ONCE(wb_journal_cache) && conf->log &&
 		!r5j_journal_failed(conf->log) && room;
 	bool over_log = false, queued = false, freed = false, waiting;
+	bool x = false, x_waiting = false;
 	struct r5j_stripe *sh, *tmp;
-	u64 limit = 0;
+	u64 limit = 0, x_lsn = 0;
 	int over = 0, mem;
 
 	if (!all && conf->log)
 		over_log = r5j_journal_over_high(conf->log,
 						 READ_ONCE(conf->log_high),
 						 &limit);
+	if (conf->log)
+		x = r5j_journal_x_oldest(conf->log, &x_lsn, &x_waiting);
+	if (!all && !over_log && x_waiting) {
+		/* only the oldest unit's: X is built once all of them wait */
+		over_log = true;
+		limit = x_lsn + 1;
+	}
 	spin_lock_irq(&conf->lock);
 	mem = dirty - wbc->evicted;
 	/* exact under conf->lock, which r5j_get_stripe() waits under */
@@ -533,7 +548,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		wbc->aging = true;
 	if ((all || wbc->aging || over_log) && READ_ONCE(wbc->evicted))
 		queued |= reload_entries(conf, all, wbc->aging, over_log,
-					 limit);
+					 limit, x, x_lsn);
 	return queued;
 }
 

@@ -21,6 +21,10 @@
 #	            write-back journal)
 #	  cap       the same, with raid5j's recovery_mem_kb=64 (room for
 #	            ~1100 stripes): the bound itself
+#	  ringfull  12000 data-only stripes (74 % of the ring): no room after
+#	            the log for the batched destage's parity, room for one
+#	            unit's (journal.md section 15, "Recovery with a nearly
+#	            full ring")
 #	  flood     3000 meta blocks of FLUSH payloads, 507 unseen stripes
 #	            each (1.5 million)
 #	        Before and after boot 2, per image: sha256 of the reserved
@@ -41,6 +45,8 @@
 #   15: "destaged 3000 write-back stripes"), the array runs read-write,
 #   only the data areas and the journal's superblock changed, in under
 #   120 s.  (Before write-back recovery it was refused like the others.)
+#   ringfull: the same, destaged unit by unit with journal_tail moved
+#   on the way ("journal recovery: N units, M tail moves", M > 0).
 #   flood: assembles read-write, "replayed 0 stripes", members unchanged,
 #   the journal's reserved area unchanged, in under 60 s.
 # Under PERSONALITY=raid456 (mainline 6.1) the issue's finding is
@@ -50,15 +56,17 @@
 # Documentation/testing.md for what mainline did.  With 3000 data-only
 # stripes mainline never returns from the assembly (mdadm blocked for
 # over 7 minutes, 2-member RAID5, default stripe cache), so under raid456
-# dataonly carries 200 (R5J_CRAFTED_456_DATAONLY=3000 shows the hang) and
-# cap, a raid5j parameter, is left out.
+# dataonly carries 200 (R5J_CRAFTED_456_DATAONLY=3000 shows the hang);
+# cap, a raid5j parameter, and ringfull (12000 data-only stripes, whose
+# rewrite after the log would not fit the ring either) are left out.
 #
 # Boots: 2.  Disks: 3, then 15 sparse copies.  About 2-3 minutes.
 
 . "$(dirname "$0")/lib.sh"
 
-CASES="wrap unaligned dataonly cap flood"
+CASES="wrap unaligned dataonly cap flood ringfull"
 DATAONLY=3000
+RINGFULL=12000
 if [ "$PERSONALITY" = raid456 ]; then
 	# mainline hangs on 3000 (see above); cap is raid5j's parameter
 	CASES="wrap unaligned dataonly flood"
@@ -146,6 +154,7 @@ for c in $CASES; do
 	wrap)		args="wrap" ;;
 	unaligned)	args="unaligned" ;;
 	dataonly|cap)	args="data-only $DATAONLY" ;;
+	ringfull)	args="data-only $RINGFULL" ;;
 	flood)		args="flush 3000" ;;
 	esac
 	"$JC" craft "$(img ${c}j)" $args > "$OUT/$c.craft" ||
@@ -221,6 +230,7 @@ for c in $CASES; do
 	wrap)		want='location-out-of-range' ;;
 	unaligned)	want='location-unaligned' ;;
 	dataonly)	want="destaged $DATAONLY write-back stripes" ;;
+	ringfull)	want="journal recovery: [0-9]+ units, [1-9][0-9]* tail moves" ;;
 	cap)		want='more than [0-9]+ stripes with data but no parity yet, more than recovery_mem_kb=64' ;;
 	flood)		want='recovered [0-9]+ transactions, replayed 0 stripes' ;;
 	esac
@@ -241,14 +251,17 @@ for c in $CASES; do
 			bad $c "assembly took ${ms} ms"
 		continue
 	fi
-	if [ $c = dataonly ]; then
+	if [ $c = dataonly ] || [ $c = ringfull ]; then
+		[ $c = ringfull ] &&
+			! printf '%s\n' "$lines" | grep -q "destaged $RINGFULL write-back stripes" &&
+			bad $c "not all $RINGFULL stripes destaged"
 		case $state in
 		clean|active) ;;
 		*) bad $c "array_state $state, expected it running read-write" ;;
 		esac
 		for x in $changed; do
 			case $x in
-			dataonly0:data|dataonly1:data|dataonlyj:data|dataonlyj:sb) ;;
+			$c[01]:data|${c}j:data|${c}j:sb) ;;
 			*) bad $c "$x changed" ;;
 			esac
 		done

@@ -53,6 +53,14 @@
 # LOSS_RECORD=1 records lost acknowledged blocks instead of failing (the
 # wrapper sets it when raid456 writes or recovers: raid456 has that bug
 # there, testing.md 4e); mismatch_cnt and the restart are still asserted.
+#
+# Unit-by-unit recovery (journal.md section 15, "Recovery with a nearly
+# full ring"): with R5J_MODPARAMS recovery_unit_by_unit=1 every boot 2 of
+# raid5j that destaged data-only stripes must report "journal recovery: N
+# units, M tail moves" with N > 0.  REC_CUT=1 (raid5j recovering) adds a
+# boot between 1 and 2: assemble as boot 2 does, and cut the power 0-0.6 s
+# after recovery moved journal_tail the first time (dmesg); boot 2 then
+# recovers what is left.  It fails if recovery ended before the cut.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -75,6 +83,10 @@ JOURNAL_MB=${JOURNAL_MB:-8}
 STRIPE_CACHE=${STRIPE_CACHE:-}
 JWATCH=${JWATCH:-0}
 LOSS_RECORD=${LOSS_RECORD:-0}
+REC_CUT=${REC_CUT:-0}
+UNIT_REC=0
+printf ' %s ' "${R5J_MODPARAMS:-}" | grep -Eq ' recovery_unit_by_unit=(1|Y|y) ' &&
+	UNIT_REC=1
 vm_disk j "${JOURNAL_MB}M"
 vm_disk dump 128M
 
@@ -133,7 +145,8 @@ if [ "$JWATCH" = 1 ] && [ "$PERSONALITY" = raid5j ]; then
 			l=
 			while read -r k v; do
 				case $k in
-				dirty_stripes | evicted_stripes | dirty_bytes) l="$l $k=$v" ;;
+				dirty_stripes | evicted_stripes | dirty_bytes | used_sectors | \
+				wb_reserved_sectors | fixed_reserve) l="$l $k=$v" ;;
 				esac
 			done < /sys/block/md0/md/journal_stats
 			report jstat$l
@@ -162,6 +175,34 @@ EOF
 		fi
 	fi
 
+	if [ "$REC_CUT" = 1 ] && [ "$RESTART_PERSONALITY" = raid5j ]; then
+		# 0-0.6 s after the first move: a few to ~40 units in
+		# (t-journal-wb-bigcache-powercut: ~15 ms a unit in TCG)
+		cut_ms=$((RANDOM % 600))
+		PERSONALITY=raid5j vm_boot --timeout 180 --kill-mark tailmoved \
+			--kill-after "0.$(printf '%03d' $cut_ms)" --env MISSING="$missing" \
+			--env MEMBERS="$MEMBERS" - $MEMBERS j <<'EOF' ||
+. /test/guest-lib.sh
+load_personality
+(
+	while ! dmesg | grep -q 'journal recovery: journal_tail moved'; do
+		sleep 0.02
+	done
+	report tailmove "$(dmesg | sed -n 's/.*journal recovery: //p' | head -n 1)"
+	mark tailmoved
+) &
+mdadm --assemble --run /dev/md0 $(disks_but "$MISSING" $MEMBERS) $(disk j)
+report recdone "$(dmesg | sed -n 's/.*journal recovery: \([0-9]* units.*\)/\1/p')"
+sleep 60
+EOF
+			vm_fail "cycle $cycle: the boot cut during recovery failed"
+		[ "$VM_KILLED" = 1 ] ||
+			vm_fail "cycle $cycle: recovery was not cut (no journal_tail move seen)"
+		[ -n "$(vm_val recdone)" ] &&
+			vm_fail "cycle $cycle: recovery ended ($(vm_val recdone)) before the power cut"
+		echo "cycle $cycle: power cut during recovery, $cut_ms ms after: $(vm_val tailmove)"
+	fi
+
 	PERSONALITY=$RESTART_PERSONALITY vm_boot --timeout 180 \
 		--env JOURNAL="$JOURNAL" --env MISSING="$missing" \
 		--env MEMBERS="$MEMBERS" --env NMEMBERS=$NMEMBERS \
@@ -175,6 +216,7 @@ if [ "$JOURNAL" = 1 ]; then
 	dmesg | grep -E 'journal:|r5l|recover' | tail -3
 	grep -q resync /proc/mdstat && fail "a resync started despite the journal"
 	report recovered "$(jstat recovered_wb_stripes)"
+	report recunits "$(dmesg | sed -n 's/.*journal recovery: \([0-9]*\) units, \([0-9]*\) tail moves.*/\1 \2/p')"
 else
 	must_fail mdadm --assemble --run /dev/md0 $members
 	dmesg | grep -q 'cannot start dirty degraded array' ||
@@ -196,10 +238,18 @@ pass restart
 EOF
 	mismatch=$(vm_val mismatch)
 	echo "cycle $cycle: mismatch_cnt after rebuild: $mismatch"
+	rec=$(vm_val recovered)
+	if [ "$UNIT_REC" = 1 ] && [ "$RESTART_PERSONALITY" = raid5j ] &&
+	   [ "$JOURNAL" = 1 ]; then
+		set -- $(vm_val recunits)
+		echo "cycle $cycle: recovery destaged ${rec:-?} data-only stripes in ${1:-no} units, ${2:-no} tail moves"
+		[ "${rec:-0}" -gt 0 ] && [ "${1:-0}" -le 0 ] &&
+			vm_fail "cycle $cycle: recovery_unit_by_unit=1, but no unit-by-unit recovery reported"
+	fi
+	# (after a cut during recovery, boot 2 destages only what was left)
 	if [ "$JWATCH" = 1 ] && [ "$RESTART_PERSONALITY" = raid5j ]; then
-		rec=$(vm_val recovered)
 		echo "cycle $cycle: recovery destaged ${rec:-?} data-only stripes"
-		if [ "$wbcache" = 1 ] && [ "$RESTART_PERSONALITY" = raid5j ] &&
+		if [ "$wbcache" = 1 ] && [ "$REC_CUT" != 1 ] &&
 		   [ -n "$STRIPE_CACHE" ] && [ "${rec:-0}" -le "$STRIPE_CACHE" ]; then
 			vm_fail "cycle $cycle: journal cache on, but recovery destaged only ${rec:-0} data-only stripes (stripe cache $STRIPE_CACHE): the dirty data was not beyond RAM"
 		fi

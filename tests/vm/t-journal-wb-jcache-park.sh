@@ -22,6 +22,9 @@
 #     reassembly; check: mismatch_cnt 0.
 # raid456 runs the same writes and checks (no journal_stats: the parking
 # assertion is skipped with a SAY line).  ~1.5 minutes.
+# FIXED_RESERVE=1 (t-journal-wb-fixed-park: rule 8', module parameter
+# writeback_fixed_reserve=1): journal_stats must show fixed_reserve 1 and
+# x_units > 0 (the oldest unit's parity went into a unit X).
 export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_journal_cache=1"
 
 . "$(dirname "$0")/lib.sh"
@@ -35,7 +38,7 @@ vm_disk j 8M
 vm_boot --timeout 600 --env D="$D" --env LEVEL="$LEVEL" \
 	--env WRITE_MB="${WRITE_MB:-24}" --env LIMIT_S="${LIMIT_S:-300}" \
 	--env STALL_S="${STALL_S:-60}" --env DELAY_MS="${DELAY_MS:-20}" \
-	- $D j <<'EOF' || vm_fail "boot"
+	--env FIXED_RESERVE="${FIXED_RESERVE:-0}" - $D j <<'EOF' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
 MD=/sys/block/md0/md
@@ -84,7 +87,7 @@ if [ "$PERSONALITY" = raid5j ]; then
 	jstat_watch_stop
 	ring=$(jstat ring_sectors)
 	pw=$(jstat parity_waits)
-	say "journal: ring $ring sectors, max used $(jstat_max used_sectors), max used + parity reserve $(jstat_max fill) ($(( $(jstat_max fill) * 100 / ring )) %), max dirty_bytes $(jstat_max dirty_bytes), max dirty_stripes $(jstat_max dirty_stripes), parity_waits $pw, space_waits $(jstat space_waits), destaged_full $(jstat destaged_full), destaged_partial $(jstat destaged_partial), evictions $(jstat evictions)"
+	say "journal: ring $ring sectors, max used $(jstat_max used_sectors), max used + parity reserve $(jstat_max fill) ($(( $(jstat_max fill) * 100 / ring )) %), max dirty_bytes $(jstat_max dirty_bytes), max dirty_stripes $(jstat_max dirty_stripes), parity_waits $pw, space_waits $(jstat space_waits), destaged_full $(jstat destaged_full), destaged_partial $(jstat destaged_partial), evictions $(jstat evictions), fixed_reserve $(jstat fixed_reserve), x_units $(jstat x_units)"
 	say "most ring taken: $(cat /tmp/fill.worst 2>/dev/null)"
 	if $wbc; then
 		[ "$pw" -gt 0 ] ||
@@ -93,6 +96,11 @@ if [ "$PERSONALITY" = raid5j ]; then
 		# parity of every dirty stripe (checked by the driver at each
 		# use of the ring)
 		expect_eq "$(jstat room_short)" 0 "room_short (ring uses that left recovery less room than rule 8 keeps)"
+		if [ "$FIXED_RESERVE" = 1 ]; then
+			expect_eq "$(jstat fixed_reserve)" 1 "journal_stats fixed_reserve (writeback_fixed_reserve=1)"
+			[ "$(jstat x_units)" -gt 0 ] ||
+				fail "x_units 0: no oldest unit's parity went into a unit X (rule 8')"
+		fi
 	fi
 fi
 journal_mode write-through

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Write-back ring reserve (rule 8'); see include/raid5j/wbreserve.h.
+ * Pure logic shared by the kernel module and userspace.
+ */
+#include "raid5j/types.h"
+#include "raid5j/wbreserve.h"
+
+/*
+ * Stripes one unit may pin under rule 8 (ring blocks / 32, at least 1,
+ * at most one meta block's data payloads): a small part of the ring.
+ */
+u32 r5j_wb_pin_cap(u64 ring_sectors)
+{
+	u64 c = ring_sectors >> 8;	/* / (8 sectors x 32) */
+
+	if (c < 1)
+		return 1;
+	return c > R5J_WB_MAX_PINS ? R5J_WB_MAX_PINS : (u32)c;
+}
+
+/*
+ * C under rule 8': the parity of every stripe pinning a unit fits one
+ * meta block and one bio (@parity_batch, r5j_parity_batch()) and their
+ * stripe heads fit X's pool.
+ */
+u32 r5j_wb_x_cap(u32 pin_cap, u32 parity_batch)
+{
+	u32 c = pin_cap;
+
+	if (c > parity_batch)
+		c = parity_batch;
+	if (c > R5J_WB_X_HEADS)
+		c = R5J_WB_X_HEADS;
+	return c ? c : 1;
+}
+
+/* R = P x C + 1: the largest parity unit X (C stripes' parity + meta). */
+u64 r5j_wb_fixed_reserve(int p, u32 c)
+{
+	return (u64)p * c + 1;
+}
+
+/*
+ * Blocks kept for @stripes dirty stripes whose parity is not logged:
+ * R once, plus P - 1 per stripe.  Nothing when there are none.
+ */
+u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes)
+{
+	if (!stripes)
+		return 0;
+	return r5j_wb_fixed_reserve(p, c) + (u64)(p - 1) * stripes;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ring a write-back journal keeps for the destage of its dirty
+ * stripes under rule 8' (Documentation/journal.md, "Beyond half the
+ * ring"), in 4 KiB blocks.  Pure arithmetic shared by the run time
+ * (r5j_journal.c), recovery's room check and the unit tests.
+ *
+ *   C  stripes one unit may pin: the parity of all of them goes into one
+ *      parity unit X (one meta block, one bio) whose stripe heads come
+ *      from a pool of R5J_WB_X_HEADS;
+ *   R  = P x C + 1: the largest X, kept once for the whole ring;
+ *   plus (P - 1) blocks per dirty stripe (none on RAID5), what releasing
+ *   the oldest unit does not give back of its stripes' parity.
+ */
+#ifndef RAID5J_WBRESERVE_H
+#define RAID5J_WBRESERVE_H
+
+#include "types.h"
+
+/* stripe heads kept for X beyond the stripe cache; C is at most this */
+#define R5J_WB_X_HEADS		32
+/* data payloads in one meta block: (4096 - 32) / (16 + 4) */
+#define R5J_WB_MAX_PINS		203
+
+u32 r5j_wb_pin_cap(u64 ring_sectors);
+u32 r5j_wb_x_cap(u32 pin_cap, u32 parity_batch);
+u64 r5j_wb_fixed_reserve(int p, u32 c);
+u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes);
+
+#endif /* RAID5J_WBRESERVE_H */

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drivers/shared/wbreserve.c: rule 8''s fixed reserve (journal.md,
+ * "Beyond half the ring").  Oracles: the numbers worked out by hand in
+ * journal.md, and the argument that R comes back after every unit.
+ */
+#include "r5j_test.h"
+#include "raid5j/types.h"
+#include "raid5j/wbreserve.h"
+
+/* r5j_parity_batch() of the kernel: min(4064 / (16 + 4P), 255 / P) */
+static u32 batch(int p)
+{
+	u32 a = 4064 / (16 + 4 * p), b = 255 / p;
+
+	return a < b ? a : b;
+}
+
+static void test_pin_cap(void)
+{
+	CHECK_EQ(r5j_wb_pin_cap(0), 1);
+	CHECK_EQ(r5j_wb_pin_cap(255), 1);
+	CHECK_EQ(r5j_wb_pin_cap(512), 2);
+	/* a 16 MiB journal: ring blocks / 32 */
+	CHECK_EQ(r5j_wb_pin_cap(32768), 128);
+	CHECK_EQ(r5j_wb_pin_cap(1ull << 40), R5J_WB_MAX_PINS);
+	CHECK_EQ(R5J_WB_MAX_PINS, (4096 - 32) / (16 + 4));
+}
+
+static void test_x_cap(void)
+{
+	CHECK_EQ(batch(1), 203);
+	CHECK_EQ(batch(2), 127);
+	CHECK_EQ(r5j_wb_x_cap(128, batch(1)), R5J_WB_X_HEADS);
+	CHECK_EQ(r5j_wb_x_cap(128, batch(2)), R5J_WB_X_HEADS);
+	CHECK_EQ(r5j_wb_x_cap(8, batch(1)), 8);
+	CHECK_EQ(r5j_wb_x_cap(203, 20), 20);
+	CHECK_EQ(r5j_wb_x_cap(0, 20), 1);
+}
+
+static void test_reserve(void)
+{
+	/* journal.md: R = P x C + 1 */
+	CHECK_EQ(r5j_wb_fixed_reserve(1, 32), 33);
+	CHECK_EQ(r5j_wb_fixed_reserve(2, 32), 65);
+	CHECK_EQ(r5j_wb_fixed_kept(1, 32, 0), 0);
+	CHECK_EQ(r5j_wb_fixed_kept(1, 32, 1), 33);
+	/* RAID5 keeps nothing per stripe: the ring less R for dirty data */
+	CHECK_EQ(r5j_wb_fixed_kept(1, 32, 100000), 33);
+	CHECK_EQ(r5j_wb_fixed_kept(2, 32, 1000), 65 + 1000);
+}
+
+/*
+ * While the run time keeps free >= kept(n), the parity unit X of the N
+ * stripes pinning the oldest unit fits beside the pages the other n - N
+ * keep, and releasing that unit (its meta block and a page per pinner)
+ * brings free back to kept(n - N).  With a meta block per destage (N
+ * units in place of one) it would come back short as soon as N >= 2.
+ */
+static void test_r_comes_back(void)
+{
+	static const u32 caps[] = { 1, 2, 8, 32 };
+	int p, ci;
+	u32 nu;
+	u64 n;
+
+	for (p = 1; p <= 2; p++) {
+		for (ci = 0; ci < 4; ci++) {
+			u32 c = caps[ci];
+
+			for (nu = 1; nu <= c; nu++) {
+				for (n = nu; n < nu + 40; n++) {
+					u64 free = r5j_wb_fixed_kept(p, c, n);
+					u64 x = (u64)p * nu + 1;
+					u64 others = (u64)(p - 1) * (n - nu);
+					u64 after = free - x + nu + 1;
+					u64 split = free - (u64)(p + 1) * nu +
+						nu + 1;
+
+					CHECK(x <= r5j_wb_fixed_reserve(p, c));
+					CHECK(x + others <= free);
+					CHECK(after >=
+					      r5j_wb_fixed_kept(p, c, n - nu));
+					/* journal.md: N - 1 blocks short */
+					if (nu >= 2 && n > nu)
+						CHECK_EQ(r5j_wb_fixed_kept(p, c,
+								n - nu) - split,
+							 nu - 1);
+				}
+			}
+		}
+	}
+}
+
+int main(void)
+{
+	RUN_TEST(test_pin_cap);
+	RUN_TEST(test_x_cap);
+	RUN_TEST(test_reserve);
+	RUN_TEST(test_r_comes_back);
+	return TEST_DONE();
+}
