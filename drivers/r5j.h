@@ -231,6 +231,13 @@ struct r5j_conf {
 	 */
 	sector_t reshape_win_lo, reshape_win_hi;	/* conf->lock */
 	int reshape_users;				/* conf->lock */
+	/*
+	 * Next-geometry rows the step is writing: not logged (J4), a
+	 * resume rewrites them from their intact sources.
+	 */
+	sector_t reshape_dst_lo, reshape_dst_hi;
+	bool reshape_backup_step;	/* a BACKUP step since the checkpoint */
+	bool reshape_retire;		/* finish_reshape: J2, then position */
 	wait_queue_head_t wait_reshape;
 	unsigned long reshape_checkpoint;	/* jiffies of the last one */
 	struct page **reshape_pages;		/* sync thread: one step */
@@ -370,6 +377,7 @@ void r5j_finish_reshape(struct mddev *mddev);
 sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 			  int *skipped);
 void r5j_reshape_free(struct r5j_conf *conf);
+void r5j_journal_offset_fixed(struct mddev *mddev);
 
 /* r5j_stripe.c, for the reshape */
 bool r5j_stripes_busy(struct r5j_conf *conf, sector_t lo, sector_t hi,
@@ -476,6 +484,18 @@ static inline sector_t r5j_rsec(const struct r5j_stripe *sh,
 	if (!sh->new_offset || !rdev)
 		return sh->sector;
 	return sh->sector + rdev->new_data_offset - rdev->data_offset;
+}
+
+/*
+ * A reshape step's own destination stripe (J4, Documentation/reshape.md
+ * section 4): written to the members without the journal.  No user write
+ * shares it: the step's range is closed to requests while it runs.
+ */
+static inline bool r5j_reshape_copy(const struct r5j_conf *conf,
+				    const struct r5j_stripe *sh)
+{
+	return !sh->prev && sh->sector >= READ_ONCE(conf->reshape_dst_lo) &&
+	       sh->sector < READ_ONCE(conf->reshape_dst_hi);
 }
 
 static inline int r5j_is_parity(struct r5j_stripe *sh, int i)

@@ -1186,7 +1186,7 @@ static bool handle_writes(struct r5j_stripe *sh, struct r5j_state *s)
 
 	if (fua)
 		set_bit(R5J_STRIPE_FUA, &sh->state);
-	if (conf->log) {
+	if (conf->log && !r5j_reshape_copy(conf, sh)) {
 		sh->write_stage = R5J_W_LOGGING;
 		if (r5j_journal_write_stripe(conf->log, sh))
 			fail_logged_writes(sh);

@@ -206,11 +206,7 @@ static int reshape_setup(struct mddev *mddev, struct r5j_reshape *rs)
 	memset(rs, 0, sizeof(*rs));
 	if (mddev->reshape_position == MaxSector)
 		return 0;
-	if (test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
-		pr_err("md/raid:%s: reshape in progress on an array with a journal: raid5j cannot resume it yet (neither can raid456)\n",
-		       mdname(mddev));
-		return -EINVAL;
-	}
+	r5j_journal_offset_fixed(mddev);
 	rs->prev.level = mddev->level;
 	rs->prev.layout = mddev->layout;
 	rs->prev.raid_disks = mddev->raid_disks - mddev->delta_disks;
@@ -1068,7 +1064,12 @@ static bool quiesced(struct r5j_conf *conf)
  */
 static void mark_clean(struct mddev *mddev, struct r5j_conf *conf)
 {
-	if (!test_bit(MD_JOURNAL_CLEAN, &mddev->flags) ||
+	/*
+	 * Not during a reshape: its checkpoints quiesce with writes between
+	 * md_write_start() and their stripes (reshape.md J2), and md core
+	 * would then find in_sync set under a write.
+	 */
+	if (conf->reshaping || !test_bit(MD_JOURNAL_CLEAN, &mddev->flags) ||
 	    r5j_journal_failed(conf->log) || !r5j_journal_idle(conf->log))
 		return;
 	spin_lock(&mddev->lock);

@@ -115,6 +115,13 @@ struct rec_ctx {
 	struct list_head order;
 	u64 start, walked;		/* the scan's start and length */
 	u64 units, tail_moves;
+	/* a reshape position on disk (J3): NULL without one */
+	const struct r5j_reshape *rs;
+	u64 rs_pos;
+	struct r5j_bounds bounds_prev;	/* rc->bounds: the next geometry */
+	u64 *rs_data;			/* DATA locations before a PARITY */
+	struct rec_block *rs_log;	/* R5J_MAX_DISKS each */
+	int rs_n;
 };
 
 struct rec_batch {
@@ -316,6 +323,182 @@ static int bad_location(struct rec_ctx *rc, const struct r5j_txn *t,
 	return -EINVAL;
 }
 
+/* @page to @member's block of @g's stripe @sector, at its data offset. */
+static void rs_write_page(struct rec_ctx *rc, bool prev, sector_t sector,
+			  int member, struct page *page)
+{
+	struct r5j_conf *conf = rc->conf;
+	struct mutex *held = &conf->mddev->reconfig_mutex;
+	struct md_rdev *rdev;
+	struct bio_vec bvec;
+	struct bio bio;
+	int i, err;
+
+	for (i = member; i < conf->raid_disks * 2; i += conf->raid_disks) {
+		rdev = rcu_dereference_protected(*r5j_dev_slot(conf, i),
+						 lockdep_is_held(held));
+		if (!r5j_rdev_usable(rdev))
+			continue;	/* parity carries it */
+		/* sync_page_io() guesses the offset from an array sector */
+		bio_init(&bio, rdev->bdev, &bvec, 1, REQ_OP_WRITE);
+		bio.bi_iter.bi_sector = sector + (prev ? rdev->data_offset :
+						  rdev->new_data_offset);
+		__bio_add_page(&bio, page, PAGE_SIZE, 0);
+		err = submit_bio_wait(&bio);
+		bio_uninit(&bio);
+		if (err) {
+			replay_write_failed(conf, rdev, sector,
+					    i >= conf->raid_disks);
+			continue;
+		}
+		rc->blocks++;
+	}
+}
+
+/* replay_stripe() for a stripe of geometry @g (prev or next). */
+static int rs_replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs,
+			    const struct r5j_payload *p,
+			    const struct r5j_stripe_map *map, bool prev)
+{
+	sector_t sector = rs->sector;
+	unsigned int i;
+	int member, err;
+
+	if (!rc->replay)
+		return 0;
+	for (member = 0; member < rc->conf->raid_disks; member++) {
+		struct rec_block *b = &rs->blocks[member];
+
+		if (!b->pos || member == map->pd_idx || member == map->qd_idx)
+			continue;
+		err = load_block(rc, b->pos - 1, b->csum);
+		if (err)
+			return err;
+		rs_write_page(rc, prev, sector, member, rc->buf);
+	}
+	for (i = 0; i < p->pages && i < R5J_MAX_PARITY_PAGES; i++) {
+		member = i ? map->qd_idx : map->pd_idx;
+		if (member < 0)
+			break;
+		err = load_block(rc, r5j_payload_page_pos(&rc->log->fmt, p, i),
+				 r5j_payload_csum(p, i));
+		if (err)
+			return err;
+		rs_write_page(rc, prev, sector, member, rc->buf);
+	}
+	rc->stripes++;
+	return 0;
+}
+
+static int rs_corrupt(struct rec_ctx *rc, const struct r5j_txn *t,
+		      const struct r5j_payload *p, const char *why)
+{
+	pr_err("md/raid:%s: journal: %s payload in seq %llu at %llu: location %llu %s (reshape position %llu): corrupt log, refused, nothing written\n",
+	       mdname(rc->conf->mddev),
+	       p->type == R5LOG_PAYLOAD_DATA ? "DATA" : "PARITY",
+	       (unsigned long long)t->seq, (unsigned long long)t->pos,
+	       (unsigned long long)p->location, why,
+	       (unsigned long long)rc->rs_pos);
+	return -EINVAL;
+}
+
+/*
+ * A stripe's PARITY after its DATA payloads (rc->rs_data, rc->rs_n):
+ * classify (J3), bounds-check against the chosen geometry, replay.
+ */
+static int rs_stripe(struct rec_ctx *rc, const struct r5j_txn *t,
+		     const struct r5j_payload *p)
+{
+	const struct r5j_reshape *r = rc->rs;
+	const struct r5j_bounds *b;
+	const struct r5j_geom *g;
+	struct r5j_stripe_map map;
+	struct r5j_payload d;
+	struct rec_stripe *rs;
+	enum r5j_reason why;
+	int i, dd_idx, err;
+	u64 stripe;
+
+	if (!rc->rs_n)
+		return 0;	/* parity alone: nothing to replay */
+	g = r5j_reshape_log_geom(r, rc->rs_pos, rc->rs_data, rc->rs_n,
+				 p->location);
+	if (!g)
+		return rs_corrupt(rc, t, p,
+				  "not the row of its data in the geometry of their side, or the data on both sides");
+	b = g == &r->prev ? &rc->bounds_prev : &rc->bounds;
+	why = r5j_payload_target(b, p, &stripe, &dd_idx, &map);
+	if (why != R5J_OK)
+		return bad_location(rc, t, p, why);
+	rs = find_rec_stripe(rc, stripe, true);
+	if (IS_ERR(rs))
+		return PTR_ERR(rs);
+	for (i = 0; i < rc->rs_n; i++) {
+		d = *p;
+		d.type = R5LOG_PAYLOAD_DATA;
+		d.location = rc->rs_data[i];
+		why = r5j_payload_target(b, &d, &stripe, &dd_idx, &map);
+		if (why != R5J_OK) {
+			free_rec_stripe(rc, rs);
+			return bad_location(rc, t, &d, why);
+		}
+		rs->blocks[dd_idx].pos = rc->rs_log[i].pos;
+		rs->blocks[dd_idx].csum = rc->rs_log[i].csum;
+	}
+	/* the map of the PARITY payload (the DATA ones filled dd_idx) */
+	r5j_stripe_parity(g, rs->sector, &map);
+	err = rs_replay_stripe(rc, rs, p, &map, g == &r->prev);
+	free_rec_stripe(rc, rs);
+	rc->rs_n = 0;
+	return err;
+}
+
+/*
+ * recover_txn() with a reshape position on disk (J3).  raid5j logs a
+ * write-through stripe as its DATA payloads then its PARITY, in one meta
+ * block, in the geometry it was written in (J1), and the log holds
+ * nothing of the previous geometry behind the position (J2).  The
+ * geometry of each stripe is r5j_reshape_log_geom()'s
+ * (drivers/shared/reshape.c, test_log_geom): that of its data's side of
+ * the position, the PARITY location their row in it.  Anything else (data
+ * on both sides, parity of another row, data left without parity, i.e.
+ * write-back, refused during a reshape: J5) is a corrupt log, refused
+ * before the first write (pass 1 finds it).
+ */
+static int recover_txn_reshape(struct rec_ctx *rc, const struct r5j_txn *t)
+{
+	struct r5j_payload_iter it;
+	struct r5j_payload p;
+	int err;
+
+	rc->rs_n = 0;
+	r5j_payload_iter_init(&it, &rc->log->fmt, t->meta, t->pos);
+	while (r5j_payload_next(&it, &p)) {
+		if (p.type == R5LOG_PAYLOAD_DATA) {
+			if (rc->rs_n == R5J_MAX_DISKS)
+				return rs_corrupt(rc, t, &p,
+						  "one DATA too many before a PARITY");
+			rc->rs_data[rc->rs_n] = p.location;
+			rc->rs_log[rc->rs_n].pos = p.log_pos + 1;
+			rc->rs_log[rc->rs_n].csum = r5j_payload_csum(&p, 0);
+			rc->rs_n++;
+			continue;
+		}
+		if (p.type == R5LOG_PAYLOAD_PARITY) {
+			err = rs_stripe(rc, t, &p);
+			if (err)
+				return err;
+			continue;
+		}
+		/* FLUSH: write-back only */
+		return rs_corrupt(rc, t, &p, "a FLUSH payload (write-back)");
+	}
+	if (rc->rs_n)
+		return rs_corrupt(rc, t, &p, "data without parity (write-back)");
+	rc->txns++;
+	return 0;
+}
+
 static int recover_txn(struct rec_ctx *rc, const struct r5j_txn *t)
 {
 	struct r5j_journal *log = rc->log;
@@ -328,6 +511,8 @@ static int recover_txn(struct rec_ctx *rc, const struct r5j_txn *t)
 	int dd_idx, err;
 	u64 stripe;
 
+	if (rc->rs)
+		return recover_txn_reshape(rc, t);
 	r5j_payload_iter_init(&it, &log->fmt, t->meta, t->pos);
 	while (r5j_payload_next(&it, &p)) {
 		if (p.type == R5LOG_PAYLOAD_FLUSH) {
@@ -961,6 +1146,12 @@ static void set_mode(struct rec_ctx *rc)
 
 	if (!rc->wb_mode)
 		return;
+	if (rc->rs) {
+		/* J5 (reshape.md section 4) */
+		pr_warn("md/raid:%s: journal: the log says write-back, but a reshape is in progress: starting in write-through\n",
+			mdname(mddev));
+		return;
+	}
 	if (!r5j_writeback_allowed()) {
 		pr_warn("md/raid:%s: journal: the log says write-back, but the module parameter writeback is 0: starting in write-through\n",
 			mdname(mddev));
@@ -1037,12 +1228,27 @@ int r5j_journal_recover(struct r5j_journal *log)
 {
 	struct mddev *mddev = log->mddev;
 	struct rec_ctx rc = { .log = log, .conf = log->conf };
-	struct page *meta_page, *scratch;
+	struct page *meta_page = NULL, *scratch = NULL;
 	struct r5j_scan scan;
 	u64 end_pos, end_seq;
 	int err;
 
 	r5j_bounds_init(&rc.bounds, &rc.conf->geom, mddev->dev_sectors);
+	if (rc.conf->reshaping) {
+		/* J3: conf->geom is the next geometry */
+		rc.rs = &rc.conf->rs;
+		rc.rs_pos = rc.conf->reshape_safe;
+		r5j_bounds_init(&rc.bounds_prev, &rc.conf->rs.prev,
+				mddev->dev_sectors);
+		rc.rs_data = kcalloc(R5J_MAX_DISKS, sizeof(*rc.rs_data),
+				     GFP_KERNEL);
+		rc.rs_log = kcalloc(R5J_MAX_DISKS, sizeof(*rc.rs_log),
+				    GFP_KERNEL);
+		if (!rc.rs_data || !rc.rs_log) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
 	rc.max_pending = r5j_recovery_max_stripes(rc.conf);
 	rc.hash = kvcalloc(1U << REC_HASH_BITS, sizeof(*rc.hash), GFP_KERNEL);
 	meta_page = alloc_page(GFP_KERNEL);
@@ -1070,6 +1276,13 @@ int r5j_journal_recover(struct r5j_journal *log)
 	}
 	if (err)
 		goto out;
+	if (rc.rs && rc.nr_pending) {
+		/* write-back stripes: refused with a reshape (J5) */
+		pr_err("md/raid:%s: journal holds %u stripes with data but no parity while a reshape is in progress (write-back is refused during a reshape): corrupt log, refused, nothing written\n",
+		       mdname(mddev), rc.nr_pending);
+		err = -EINVAL;
+		goto out;
+	}
 	rc.start = scan.start_pos;
 	rc.walked = scan.walked;
 	/*
@@ -1142,6 +1355,8 @@ int r5j_journal_recover(struct r5j_journal *log)
 		      rc.wb_seq + R5J_SEQ_JUMP);
 out:
 	drop_pending(&rc);
+	kfree(rc.rs_data);
+	kfree(rc.rs_log);
 	kvfree(rc.hash);
 	if (rc.buf)
 		put_page(rc.buf);

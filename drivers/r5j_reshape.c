@@ -3,8 +3,9 @@
  * raid5j reshape engine (Documentation/reshape.md, sections 3 and 5):
  * check_reshape, start_reshape, the reshape branch of sync_request and
  * finish_reshape.  So far: reshapes within a level that add, remove or
- * keep members (chunk size, layout), forwards or backwards, no
- * journal (on by default; the module parameter reshape=0 vetoes it);
+ * keep members (chunk size, layout), forwards or backwards, with a
+ * write-through journal or none (on by default; the module parameter
+ * reshape=0 vetoes it);
  * everything else is refused with the reason (an interrupted reshape of
  * another kind runs held, section 5.1).
  *
@@ -44,8 +45,6 @@ static const char *unsupported(struct r5j_conf *conf,
 {
 	u64 step = (u64)r5j_reshape_unit(rs) * r5j_geom_data_disks(&rs->next);
 
-	if (conf->log)
-		return "reshape of an array with a journal not supported yet";
 	if (rs->next.level != rs->prev.level)
 		return "a reshape keeps the level (level changes are takeovers)";
 	if (step / R5J_STRIPE_SECTORS > R5J_RESHAPE_MAX_PAGES)
@@ -86,6 +85,9 @@ static const char *cannot_run(struct r5j_conf *conf,
 {
 	if (!READ_ONCE(reshape_param))
 		return "reshape is off: module parameter reshape=0";
+	/* J5: cached data would have to be re-laid while in the log */
+	if (conf->log && READ_ONCE(conf->writeback))
+		return "reshape of an array in write-back journal mode not supported";
 	return unsupported(conf, rs);
 }
 
@@ -240,6 +242,7 @@ int r5j_start_reshape(struct mddev *mddev)
 		sysfs_link_rdev(mddev, rdev);
 	}
 	conf->fullsync = fullsync;
+	r5j_journal_offset_fixed(mddev);
 	/* with the members just added, as raid456's min_offset_diff */
 	conf->rs.offset_diff = least_offset_diff(mddev, rs.backwards);
 	spin_lock_irq(&conf->lock);
@@ -253,6 +256,49 @@ int r5j_start_reshape(struct mddev *mddev)
 		rs.prev.layout, rs.next.layout, rs.prev.chunk_sectors / 2,
 		rs.next.chunk_sectors / 2,
 		rs.backwards ? "backwards" : "forwards");
+	return 0;
+}
+
+/*
+ * The journal's ring stays where it is: mdadm may give the journal device
+ * a new_offset with the members', and md core would then address it
+ * there (sync_page_io() compares ring sectors with the reshape position)
+ * and move it there at the end (md_finish_reshape()).
+ */
+void r5j_journal_offset_fixed(struct mddev *mddev)
+{
+	struct md_rdev *rdev;
+
+	rdev_for_each(rdev, mddev)
+		if (test_bit(Journal, &rdev->flags) &&
+		    rdev->new_data_offset != rdev->data_offset) {
+			pr_info("md/raid:%s: journal %pg keeps its data offset %llu (new offset %llu ignored)\n",
+				mdname(mddev), rdev->bdev,
+				(unsigned long long)rdev->data_offset,
+				(unsigned long long)rdev->new_data_offset);
+			rdev->new_data_offset = rdev->data_offset;
+		}
+}
+
+/*
+ * J2 (Documentation/reshape.md section 4): before a new position is
+ * written, every stripe logged so far is on the members, the members are
+ * flushed and journal_tail is past them, so the log holds no transaction
+ * of the previous geometry behind the new position.  The quiesce does all
+ * of it (the log down to one empty unit, journal_tail moved by the
+ * journal-only superblock write); it needs reconfig_mutex, which a stop
+ * holds while it waits for this thread: try, and give up on an interrupt.
+ */
+static int retire_log(struct mddev *mddev, struct r5j_conf *conf)
+{
+	while (!mddev_trylock(mddev)) {
+		if (test_bit(MD_RECOVERY_INTR, &mddev->recovery))
+			return -EINTR;
+		schedule_timeout_uninterruptible(HZ / 100);
+	}
+	mddev->pers->quiesce(mddev, 1);
+	mddev->pers->quiesce(mddev, 0);
+	mddev_unlock(mddev);
 	return 0;
 }
 
@@ -275,7 +321,10 @@ static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
 
 	if (conf->reshape_safe == conf->reshape_progress)
 		return 0;
+	if (conf->log && retire_log(mddev, conf))
+		return -EINTR;
 	mddev->reshape_position = conf->reshape_progress;
+	conf->reshape_backup_step = false;
 	/*
 	 * sync_completed moves only where raid456's does: where sync_max
 	 * holds the reshape, or at a step mdadm's backup does not cover
@@ -321,6 +370,31 @@ static void interrupted(struct mddev *mddev, struct r5j_conf *conf)
 {
 	if (conf->reshape_safe == conf->reshape_progress)
 		return;
+	/*
+	 * With a journal a new position needs the log retired first (J2),
+	 * which needs reconfig_mutex.  Unless a checkpoint set it already
+	 * (retired), go back to the position on disk instead: the steps
+	 * since are redone from their sources, intact by R1, and requests
+	 * in between waited (R4/R5).  Not after a step mdadm's backup
+	 * covers (it overwrote its own sources): r5j_finish_reshape(),
+	 * under reconfig_mutex before md core's superblock write, retires
+	 * the log and records the progress; requests wait until then.
+	 */
+	if (conf->log && mddev->reshape_position != conf->reshape_progress) {
+		if (conf->reshape_backup_step) {
+			conf->reshape_retire = true;
+			return;
+		}
+		pr_info("md/raid:%s: reshape stopped at %llu: back to the position on disk, %llu (journal)\n",
+			mdname(mddev),
+			(unsigned long long)conf->reshape_progress,
+			(unsigned long long)conf->reshape_safe);
+		spin_lock_irq(&conf->lock);
+		conf->reshape_progress = conf->reshape_safe;
+		spin_unlock_irq(&conf->lock);
+		wake_up(&conf->wait_reshape);
+		return;
+	}
 	mddev->reshape_position = conf->reshape_progress;
 	set_mask_bits(&mddev->sb_flags, 0,
 		      BIT(MD_SB_CHANGE_PENDING) | BIT(MD_SB_CHANGE_DEVS));
@@ -429,9 +503,14 @@ static int do_step(struct mddev *mddev, struct r5j_conf *conf,
 			clear_highpage(conf->reshape_pages[i]);
 	err = step_io(mddev, conf, &rs->prev, st->array_lo,
 		      max(read_hi, st->array_lo), REQ_OP_READ);
-	if (!err)
+	if (!err) {
+		WRITE_ONCE(conf->reshape_dst_lo, st->dst_lo);
+		WRITE_ONCE(conf->reshape_dst_hi, st->dst_hi);
 		err = step_io(mddev, conf, &conf->geom, st->array_lo,
 			      st->array_hi, REQ_OP_WRITE);
+		WRITE_ONCE(conf->reshape_dst_lo, 0);
+		WRITE_ONCE(conf->reshape_dst_hi, 0);
+	}
 
 	spin_lock_irq(&conf->lock);
 	if (!err)
@@ -443,11 +522,20 @@ static int do_step(struct mddev *mddev, struct r5j_conf *conf,
 	return err;
 }
 
-/* The reshape is complete: the next geometry is the array's. */
-static void end_reshape(struct mddev *mddev, struct r5j_conf *conf)
+/*
+ * The reshape is complete: the next geometry is the array's.  -EINTR:
+ * interrupted waiting for reconfig_mutex (journal), nothing changed.
+ */
+static int end_reshape(struct mddev *mddev, struct r5j_conf *conf)
 {
 	struct md_rdev *rdev;
 
+	/* the journal's quiesce moves journal_tail: under reconfig_mutex */
+	while (conf->log && !mddev_trylock(mddev)) {
+		if (test_bit(MD_RECOVERY_INTR, &mddev->recovery))
+			return -EINTR;
+		schedule_timeout_uninterruptible(HZ / 100);
+	}
 	/* no request may compute a member address while the offsets move */
 	mddev->pers->quiesce(mddev, 1);
 	spin_lock_irq(&conf->lock);
@@ -468,9 +556,12 @@ static void end_reshape(struct mddev *mddev, struct r5j_conf *conf)
 			rdev->recovery_offset = MaxSector;
 	spin_unlock_irq(&conf->lock);
 	mddev->pers->quiesce(mddev, 0);
+	if (conf->log)
+		mddev_unlock(mddev);
 	wake_up(&conf->wait_reshape);
 	pr_info("md/raid:%s: reshape done: %d devices\n", mdname(mddev),
 		conf->raid_disks);
+	return 0;
 }
 
 /*
@@ -493,11 +584,10 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	}
 	if (sector_nr >= mddev->resync_max_sectors ||
 	    r5j_reshape_finished(rs, conf->reshape_progress)) {
-		if (!test_bit(MD_RECOVERY_INTR, &mddev->recovery) &&
-		    r5j_reshape_finished(rs, conf->reshape_progress) &&
-		    !checkpoint(mddev, conf, sector_nr, false))
-			end_reshape(mddev, conf);
-		else
+		if (test_bit(MD_RECOVERY_INTR, &mddev->recovery) ||
+		    !r5j_reshape_finished(rs, conf->reshape_progress) ||
+		    checkpoint(mddev, conf, sector_nr, false) ||
+		    end_reshape(mddev, conf))
 			interrupted(mddev, conf);
 		r5j_reshape_free(conf);
 		if (sector_nr < mddev->resync_max_sectors) {
@@ -534,8 +624,15 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 		interrupted(mddev, conf);
 		return 0;
 	}
-	/* mdadm waits for the position to reach sync_max */
+	/*
+	 * mdadm waits for the position to reach sync_max.  With a journal a
+	 * step that overwrote its own sources is checkpointed at once:
+	 * interrupted() could not go back over it.
+	 */
+	if (need == R5J_RESHAPE_BACKUP)
+		conf->reshape_backup_step = true;
 	if (sector_nr + u >= mddev->resync_max ||
+	    (conf->log && need == R5J_RESHAPE_BACKUP) ||
 	    r5j_reshape_finished(rs, conf->reshape_progress))
 		checkpoint(mddev, conf, sector_nr + u,
 			   need == R5J_RESHAPE_BACKUP);
@@ -554,6 +651,21 @@ void r5j_finish_reshape(struct mddev *mddev)
 	struct r5j_conf *conf = mddev->private;
 	int d;
 
+	if (conf->reshape_retire) {
+		/* interrupted() after a BACKUP step: J2, then the position */
+		conf->reshape_retire = false;
+		mddev->pers->quiesce(mddev, 1);
+		mddev->pers->quiesce(mddev, 0);
+		conf->reshape_backup_step = false;
+		mddev->reshape_position = conf->reshape_progress;
+		/* md core writes it next; completions wait for that */
+		set_mask_bits(&mddev->sb_flags, 0,
+			      BIT(MD_SB_CHANGE_PENDING) | BIT(MD_SB_CHANGE_DEVS));
+		spin_lock_irq(&conf->lock);
+		conf->reshape_safe = conf->reshape_progress;
+		spin_unlock_irq(&conf->lock);
+		wake_up(&conf->wait_reshape);
+	}
 	if (test_bit(MD_RECOVERY_INTR, &mddev->recovery) || conf->reshaping)
 		return;
 	/* a shrink: the members past the new count hold nothing of the array */

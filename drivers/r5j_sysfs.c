@@ -248,6 +248,11 @@ static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
 		pr_warn("md/raid:%s: write-back journal mode is off: the module parameter writeback is 0\n",
 			mdname(mddev));
 		err = -EOPNOTSUPP;
+	} else if (wb && conf->reshaping) {
+		/* J5 (reshape.md section 4): cached data would need re-laying */
+		pr_warn("md/raid:%s: write-back journal mode refused: a reshape is in progress (write-through until it ends)\n",
+			mdname(mddev));
+		err = -EBUSY;
 	} else if (wb && (r5j_journal_failed(conf->log) ||
 			  !md_is_rdwr(mddev))) {
 		pr_warn("md/raid:%s: write-back needs a read-write array and a working journal\n",

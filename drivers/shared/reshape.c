@@ -165,18 +165,23 @@ const struct r5j_geom *r5j_reshape_log_geom(const struct r5j_reshape *r,
 	}
 	g = r5j_reshape_geom(r, pos, data[0]);
 	/*
-	 * A prev stripe is logged only when all of it is ahead (R4), a next
-	 * one only when all of it is done; with every DATA block in that row
-	 * all of them are on g's side too.
+	 * A next row is logged only when all of it is done (positions are
+	 * whole next rows, R4).  A prev row is logged when the blocks
+	 * written are ahead: a row straddling the position takes writes to
+	 * its blocks ahead of it, its done blocks (intact on the members,
+	 * R1) only feed parity (reshape.md 5.1).  Every DATA block on g's
+	 * side, in the row of parity_dev.
 	 */
-	side = g == &r->prev ? 1 : -1;
-	if (r5j_reshape_row_side(r, pos, g, parity_dev) != side)
+	side = r5j_reshape_row_side(r, pos, g, parity_dev);
+	if (g == &r->prev ? side < 0 : side >= 0)
 		return NULL;
 	for (i = 0; i < n; i++) {
 		struct r5j_stripe_map map;
 		int dd;
 		u64 dev;
 
+		if (r5j_reshape_geom(r, pos, data[i]) != g)
+			return NULL;
 		dev = r5j_map_array_sector(g, data[i], &dd, &map);
 		if (dev - dev % R5J_STRIPE_SECTORS != parity_dev)
 			return NULL;

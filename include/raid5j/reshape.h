@@ -93,10 +93,12 @@ int r5j_reshape_row_side(const struct r5j_reshape *r, u64 pos,
  * Geometry a logged stripe replays through when the superblock says pos
  * (Documentation/reshape.md, J3): every DATA sector (n of them, may be 0)
  * on the same side of pos, and parity_dev (the PARITY location, 4 KiB
- * aligned) their row in that geometry; with no DATA the row must be on
- * its geometry's side in exactly one geometry.  NULL: raid5j never logs
- * such a stripe at pos (corrupt log, or logged before a checkpoint that
- * should have retired it).
+ * aligned) their row in that geometry, a next row wholly done, a prev row
+ * not wholly done (it may straddle pos: only its blocks ahead are
+ * written); with no DATA the row must be wholly on its geometry's side in
+ * exactly one geometry.  NULL: raid5j never logs such a stripe at pos
+ * (corrupt log, or logged before a checkpoint that should have retired
+ * it).
  */
 const struct r5j_geom *r5j_reshape_log_geom(const struct r5j_reshape *r,
 					    u64 pos, const u64 *data, int n,

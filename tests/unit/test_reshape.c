@@ -324,7 +324,10 @@ static void test_row_side(void)
  * logged with all its data blocks, one of them, or none, at every
  * position: the geometry comes back exactly when the row lies wholly on
  * that geometry's side; a block of another row, a parity location off by
- * a stripe or unaligned, or a straddling row gives NULL.
+ * a stripe or unaligned, or data on both sides gives NULL.  A prev row
+ * straddling the position (run time writes its blocks ahead, reshape.md
+ * 5.1) replays through prev with only blocks ahead logged, never with a
+ * done block or as parity alone.
  */
 static void test_log_geom(void)
 {
@@ -335,7 +338,7 @@ static void test_log_geom(void)
 		{ 6, 2, 6, -2, 16, 16, true },
 		{ 4, 0, 3, 2, 16, 16, false },
 	};
-	int c, k, m, nd, hits[2] = { 0, 0 }, nulls = 0;
+	int c, k, m, nd, na, hits[2] = { 0, 0 }, nulls = 0, straddles = 0;
 
 	for (c = 0; c < 5; c++) {
 		struct r5j_reshape r = rs(geom(cs[c].lvl, cs[c].lay, cs[c].n, cs[c].oc),
@@ -352,7 +355,7 @@ static void test_log_geom(void)
 			const struct r5j_geom *g = gs[k];
 			int side = r5j_reshape_row_side(&r, pos, g, d);
 			bool own = side == (k ? -1 : 1);
-			u64 data[R5J_MAX_DISKS + 1];
+			u64 data[R5J_MAX_DISKS + 1], ahead[R5J_MAX_DISKS];
 			struct r5j_stripe_map map;
 			const struct r5j_geom *got;
 
@@ -363,6 +366,24 @@ static void test_log_geom(void)
 			data[nd] = data[0] + r5j_geom_data_disks(g) * g->chunk_sectors;
 			TEST_NOTE("case %d geom %d pos %llu row %llu", c, k,
 				  (unsigned long long)pos, (unsigned long long)d);
+			if (!k && !side) {
+				/* a prev row straddling pos */
+				straddles++;
+				CHECK(r5j_reshape_log_geom(&r, pos, data, nd, d) == NULL);
+				CHECK(r5j_reshape_log_geom(&r, pos, data, 0, d) != g);
+				for (na = 0, m = 0; m < nd; m++) {
+					bool a = r5j_reshape_ahead(&r, pos, data[m]);
+
+					if (a)
+						ahead[na++] = data[m];
+					got = r5j_reshape_log_geom(&r, pos, &data[m], 1, d);
+					CHECK(a ? got == g : got != g);
+				}
+				REQUIRE(na > 0 && na < nd);
+				CHECK(r5j_reshape_log_geom(&r, pos, ahead, na, d) == g);
+				CHECK(r5j_reshape_log_geom(&r, pos, ahead, na, d + 8) == NULL);
+				continue;
+			}
 			if (!own) {
 				/*
 				 * Not g's: the same sectors may form a valid
@@ -392,7 +413,7 @@ static void test_log_geom(void)
 				CHECK(got == g);
 		}
 	}
-	CHECK(hits[0] > 100 && hits[1] > 100 && nulls > 100);
+	CHECK(hits[0] > 100 && hits[1] > 100 && nulls > 100 && straddles > 10);
 }
 
 /* ---- brute-force model ---- */
@@ -685,17 +706,21 @@ static void model_checkpoint(struct model *md, u64 pos)
 		}
 }
 
+/* prev rows straddling progress that model_check_log() logged */
+static long model_straddled;
+
 /*
  * J1 + J3: a stripe a write may log while the reshape is at progress (a
- * prev row wholly ahead of progress, a next row wholly behind the on-disk
- * position) replays through the geometry it was written in.
+ * prev row wholly ahead of progress, or its blocks ahead of progress if
+ * it straddles, a next row wholly behind the on-disk position) replays
+ * through the geometry it was written in.
  */
 static int model_check_log(struct model *md, u64 progress)
 {
 	const struct r5j_reshape *r = md->r;
 	const struct r5j_geom *gs[2] = { &r->prev, &r->next };
 	u64 data[R5J_MAX_DISKS], d;
-	int k, m, nd, bad = 0;
+	int k, m, nd, side, bad = 0;
 
 	for (k = 0; k < 2; k++)
 	for (d = 0; d + BS <= r->dev_sectors; d += BS) {
@@ -711,13 +736,17 @@ static int model_check_log(struct model *md, u64 progress)
 				  (unsigned long long)md->safe);
 			CHECK(0);
 		}
-		if (r5j_reshape_row_side(r, k ? md->safe : progress, g, d) !=
-		    (k ? -1 : 1))
+		side = r5j_reshape_row_side(r, k ? md->safe : progress, g, d);
+		if (side != (k ? -1 : 1) && (k || side))
 			continue;
 		r5j_stripe_parity(g, d, &map);
 		for (nd = 0, m = 0; m < g->raid_disks; m++)
-			if (m != map.pd_idx && m != map.qd_idx)
+			if (m != map.pd_idx && m != map.qd_idx &&
+			    (side || r5j_reshape_ahead(r, progress,
+						       r5j_array_sector_of(g, d, m))))
 				data[nd++] = r5j_array_sector_of(g, d, m);
+		if (!side)
+			model_straddled++;
 		if (r5j_reshape_log_geom(r, md->safe, data, nd, d) != g &&
 		    !bad++) {
 			TEST_NOTE("%.80s: row %llu of geometry %d at progress %llu, safe %llu",
@@ -939,8 +968,12 @@ static void test_model(void)
 {
 	struct model_totals t = { 0 };
 
+	model_straddled = 0;
 	model_all(false, &t);
 	model_report(&t);
+	printf("    J1/J3: %ld straddling prev rows logged at crash points\n",
+	       model_straddled);
+	CHECK(model_straddled > 1000);
 	/* interop: raid456 resumes every position raid5j leaves unprotected */
 	CHECK_EQ(t.crash_refused, 0);
 	CHECK(t.crash_nobackup > 1000);

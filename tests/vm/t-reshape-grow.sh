@@ -10,8 +10,9 @@
 #	  c0 c1 c2 c3 +c4    md2  RAID6 4->5, no backup file
 #	  e0 e1 e2 e3 +e4    md3  RAID6 4->5, --backup-file
 #	  h0 h1 h2 +h3       md4  RAID4 3->4, no backup file
-#	  j0 j1 j2 +j3 (jj)  md5  RAID5 with a write journal (jj): the grow
-#	                          is refused (boot 1 only)
+#	  j0 j1 j2 +j3 (jj)  md5  RAID5 with a write journal (jj) in
+#	                          write-back mode: the grow is refused
+#	                          (boot 1 only)
 #	  (virtio, 32 MiB each, 64K chunk, created --assume-clean)
 #
 #	boot 1  PERSONALITY: per array, one after the other: create; fio
@@ -37,10 +38,12 @@
 #    check: mismatch_cnt 0;
 #  - boot 2: the other personality runs each array at its level with N+1
 #    members and that size, every region verifies, mismatch_cnt 0.
-# md5 (journal): mdadm --grow --raid-devices=4 fails under both (raid456's
-# check_reshape refuses an array with a log; raid5j's engine does not
-# reshape one yet and says so: "raid5j: reshape of an array with a
-# journal not supported yet"); mdadm's message says the kernel refused;
+# md5 (journal, switched to write-back): mdadm --grow --raid-devices=4
+# fails under both (raid456's check_reshape refuses an array with a log;
+# raid5j reshapes journaled arrays in write-through only, J5, and says
+# so: "raid5j: reshape of an array in write-back journal mode not
+# supported"; the write-through grow is t-reshape-journal's); mdadm's
+# message says the kernel refused;
 # raid_disks 3, no reshape_position, size and spare unchanged, also after
 # stop and assemble; A and T verify; check 0.
 #
@@ -138,9 +141,9 @@ while read -r md lv nold bk dl; do
 	run mdadm --stop $D
 done <<< "$ARRAYS"
 
-# A grow of an array with a write journal is refused, by raid5j (its
-# engine does not reshape journaled arrays yet) as by raid456 (whose
-# check_reshape refuses any array with a log): mdadm fails, nothing moves.
+# A grow of an array with a write-back journal is refused, by raid5j
+# (write-through only, reshape.md J5) as by raid456 (whose check_reshape
+# refuses any array with a log): mdadm fails, nothing moves.
 D=/dev/md5
 run mdadm --create $D --run --level=5 --chunk=64 --raid-devices=3 \
 	--assume-clean --write-journal=$(disk jj) $(disks j0 j1 j2)
@@ -149,6 +152,8 @@ fio_verify AJ $D $(reg_A)
 fio_verify TJ $D $(reg_T $old)
 run mdadm $D --add $(disk j3)
 check spares 1 $D
+echo write-back > /sys/block/md5/md/journal_mode ||
+	fail "journal: write-back refused"
 n=$(dmesg | wc -l)
 if mdadm --grow $D --raid-devices=4 > /tmp/grow.out 2>&1; then
 	cat /tmp/grow.out
@@ -157,7 +162,7 @@ fi
 say "journal: mdadm: $(tr '\n' ' ' < /tmp/grow.out)"
 say "journal: kernel: $(dmesg | tail -n +$((n + 1)) | grep md5 | tr '\n' ' ')"
 if [ "$PERSONALITY" = raid5j ]; then
-	dmesg | tail -n +$((n + 1)) | grep -F "md/raid:md5: raid5j: reshape of an array with a journal not supported yet" ||
+	dmesg | tail -n +$((n + 1)) | grep -F "md/raid:md5: raid5j: reshape of an array in write-back journal mode not supported" ||
 		fail "journal: no raid5j kernel line saying why"
 fi
 grep -q "Cannot set device shape\|Invalid argument" /tmp/grow.out ||
