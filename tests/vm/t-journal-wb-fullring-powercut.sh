@@ -21,7 +21,7 @@
 # comes 2-6 s into the writes (t-journal-powercut.sh), and the daemon
 # destages eagerly above writeback_log_high (70 %): most cuts find the
 # ring 60-85 % used, which the batched parity still fits.  Measured
-# (2026-12-06): unit by unit (M > 0) in 1 of 4 cycles at these settings
+# (2026-12-06): unit by unit (M > 0) in 1 of 6 cycles at these settings
 # (ring 96 % used, 5 units, 1 tail move), 0 of 4 at 10 and 50 write
 # requests a second.  So by default the count is reported, not
 # asserted (MIN_CYCLES 0); MIN_CYCLES=N makes at least N of CYCLES (2)
