@@ -666,6 +666,26 @@ void r5j_finish_reshape(struct mddev *mddev)
 		spin_unlock_irq(&conf->lock);
 		wake_up(&conf->wait_reshape);
 	}
+	/*
+	 * 6.1's action_store() ("frozen", "idle") puts back the position it
+	 * read before it interrupted the sync thread, after a checkpoint or
+	 * interrupted() may have moved it on; requests behind reshape_safe
+	 * already go through the next geometry.  Record reshape_safe (every
+	 * step before it is on the members) so that the superblock md core
+	 * writes next never goes back behind it: a resume from an older
+	 * position would copy stale sources over those writes.
+	 */
+	spin_lock_irq(&conf->lock);
+	if (conf->reshaping && mddev->reshape_position != conf->reshape_safe) {
+		pr_info("md/raid:%s: reshape position %llu restored by md core: recording %llu\n",
+			mdname(mddev),
+			(unsigned long long)mddev->reshape_position,
+			(unsigned long long)conf->reshape_safe);
+		mddev->reshape_position = conf->reshape_safe;
+		set_mask_bits(&mddev->sb_flags, 0,
+			      BIT(MD_SB_CHANGE_PENDING) | BIT(MD_SB_CHANGE_DEVS));
+	}
+	spin_unlock_irq(&conf->lock);
 	if (test_bit(MD_RECOVERY_INTR, &mddev->recovery) || conf->reshaping)
 		return;
 	/* a shrink: the members past the new count hold nothing of the array */
