@@ -4,7 +4,7 @@
 # t-reshape-freeze: a grow frozen between two checkpoints, written across
 # the position while frozen, stopped, assembled and finished: every write
 # made while frozen must survive the resume (Documentation/reshape.md
-# section 5.3, "Frozen or idle").
+# section 5.3a).
 #
 #	  p0 p1 p2 +p3      md1  RAID5 3->4, 16K chunk, no backup file
 #	  (virtio, 32 MiB each, created --assume-clean, no journal)
