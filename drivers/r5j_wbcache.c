@@ -406,8 +406,8 @@ static void queue_destage(struct r5j_conf *conf, struct r5j_stripe *sh)
  * a head beyond the cache is taken when none is free (rule 13).  Under
  * rule 8' (@x), the stripes pinning the oldest unit (lsn <= @x_lsn) may
  * also take X's pool of R5J_WB_X_HEADS heads: X waits for all of them,
- * and parked stripes may hold every other head.  At most @budget more
- * destages unless @all or for X (destage_budget()).
+ * and parked stripes may hold every other head.  Aged ones: at most
+ * @budget (destage_budget()).
  */
 static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 			   bool over_log, u64 limit, bool x, u64 x_lsn,
@@ -422,7 +422,7 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 		struct r5j_wb_entry *e;
 		struct rb_node *node;
 		sector_t sector;
-		bool prev, want, oldest;
+		bool prev, want, oldest, must;
 		int free;
 
 		spin_lock_irq(&conf->lock);
@@ -433,8 +433,8 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 			break;
 		}
 		e = rb_entry(node, struct r5j_wb_entry, by_pin);
-		want = all || (over_log && e->dirty_unit->lsn < limit) ||
-			(aged && tick - e->dirty_tick >= 2);
+		must = all || (over_log && e->dirty_unit->lsn < limit);
+		want = must || (aged && tick - e->dirty_tick >= 2);
 		sector = e->sector;
 		prev = e->prev;
 		oldest = x && e->dirty_unit->lsn <= x_lsn;
@@ -446,8 +446,7 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 				wbc->aging = false;	/* the aged ones are done */
 			break;
 		}
-		/* X waits for every stripe pinning the oldest unit */
-		if (!all && !oldest && budget-- <= 0)
+		if (!must && budget-- <= 0)
 			break;
 		if (free > reserve)
 			sh = r5j_get_stripe_geom(conf, sector, prev,
@@ -467,13 +466,15 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 }
 
 /*
- * Partial destages the policy may start now (conf->lock held): a few per
+ * Aged destages the policy may start now (conf->lock held): a few per
  * member in flight, as part 1's batches (journal.md section 15, "Destage
  * policy").  The members' rate is fixed, so a deeper queue destages no
  * more; it only keeps each stripe longer, and every stripe it holds is a
  * head writers wait for and a row whose next write waits for the members
  * (issue 16's p99).  In flight: dirty stripes in memory not idle on the
- * dirty list (cached writes in progress count too).
+ * dirty list (cached writes in progress and stripes parked for journal
+ * space count too).  Never the high-water mark's or X's destages: they
+ * free the ring that parked stripes wait for.
  */
 static int destage_budget(struct r5j_conf *conf, int mem)
 {
@@ -547,11 +548,9 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 			}
 			continue;
 		}
-		if ((all || (aged && tick - sh->dirty_tick >= 2) ||
-		     (over_log && sh->dirty_unit &&
-		      sh->dirty_unit->lsn < limit)) &&
-		    (budget-- > 0 || (x && sh->dirty_unit &&
-				      sh->dirty_unit->lsn <= x_lsn))) {
+		if (all || (over_log && sh->dirty_unit &&
+			    sh->dirty_unit->lsn < limit) ||
+		    (aged && tick - sh->dirty_tick >= 2 && budget-- > 0)) {
 			queue_destage(conf, sh);
 			queued = true;
 			continue;
