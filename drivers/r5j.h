@@ -352,6 +352,8 @@ struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
 
 /* r5j_wbcache.c (Documentation/journal.md section 15, "Part 2") */
 #define R5J_LOG_HIGH		70	/* writeback_log_high default, % */
+/* write-back: partial-stripe destages in flight, per member (not @all) */
+#define R5J_DESTAGE_PER_MEMBER	4
 #define R5J_WB_EXTRA_STRIPES	8	/* heads beyond the cache for reload */
 int r5j_wbcache_init(struct r5j_conf *conf);
 void r5j_wbcache_free(struct r5j_conf *conf);
