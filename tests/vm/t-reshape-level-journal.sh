@@ -112,7 +112,7 @@ for i in $(seq 100); do [ -e /tmp/probe ] && break; sleep 0.1; done
 if [ ! -e /tmp/probe ]; then
 	[ "$PERSONALITY" = raid456 ] ||
 		fail "a 4 KiB write did not complete within 10 s of the takeover"
-	say "KNOWN raid456: a write after the journaled takeover waits for ever (its new log was never loaded; reshape.md 8.1): $(cat /proc/$!/wchan 2>/dev/null)"
+	say "KNOWN raid456: a write after the journaled takeover waits for ever (its new log was never loaded; reshape.md 8.1); dd in $(for p in $(pidof dd); do cat /proc/$p/wchan; echo; done | tr '\n' ' ')"
 	report hang 1
 	mark writing
 	sleep 60
