@@ -15,7 +15,9 @@
 #           ("journal in write-back mode"), then back to write-through;
 #           mdadm --grow --level=5: raid5 parity-last, the journal still
 #           the array's (mdadm --detail, consistency_policy); raid5j:
-#           "journal handed over", journal units written after it; F
+#           "journal handed over", the log as the quiesce left it (one
+#           empty unit, next_seq and head carried over), journal units
+#           written after it; F
 #           verifies, G written and verified; raid5j: RAID5 -> RAID6
 #           refused ("array has a journal"); then "stamp write" over the
 #           lower half (8 writers, each acknowledgement to the host at
@@ -88,6 +90,7 @@ if [ "$PERSONALITY" = raid5j ]; then
 	refuse 5 "journal in write-back mode: switch to write-through first"
 	journal_mode write-through $D
 	u0=$(jstat units $D)
+	s0=$(jstat next_seq $D) h0=$(jstat head $D)
 fi
 mark_kmsg
 if ! mdadm --grow $D --level=5 > /tmp/grow.out 2>&1; then
@@ -103,6 +106,16 @@ mdadm --detail $D | grep -q "journal *$(disk ej)" ||
 if [ "$PERSONALITY" = raid5j ]; then
 	new_kmsg | grep -q "md/raid:md1: journal handed over to raid5" ||
 		fail "no 'journal handed over' line"
+	# the log moved as the quiesce left it: one empty unit at the tail,
+	# at most that unit's seq used (a chain break heals at the next tail
+	# move, so a power cut later would not show it)
+	s1=$(jstat next_seq $D) t1=$(jstat tail $D) h1=$(jstat head $D)
+	say "journal before the takeover: next_seq $s0 head $h0; after: next_seq $s1 tail $t1 head $h1 used $(jstat used_sectors $D)"
+	expect_eq "$(jstat used_sectors $D)" 8 "journal used_sectors after the takeover"
+	[ "$s1" = "$s0" ] || [ "$s1" = $((s0 + 1)) ] ||
+		fail "journal next_seq $s0 before the takeover, $s1 after"
+	[ "$h1" = "$h0" ] || [ "$t1" = "$h0" ] ||
+		fail "journal head $h0 before the takeover; tail $t1, head $h1 after"
 fi
 fio_verify F $D $F --offset=$half --verify_only
 # one 4 KiB write (into G's range) must complete; raid456's does not
