@@ -290,6 +290,13 @@ struct r5j_conf {
 	bool rmw_ok;			/* read-modify-write possible */
 	struct r5j_journal *log;	/* NULL: no journal */
 	/*
+	 * A journaled takeover (Documentation/reshape.md 8.1): the old
+	 * conf whose drained log r5j_free() hands over (compared, never
+	 * followed; cleared by run()), and the reclaim thread made for it.
+	 */
+	struct r5j_conf *log_from;
+	R5J_MD_THREAD(log_reclaim);
+	/*
 	 * Write-back (Documentation/journal.md, section 15): idle stripes
 	 * with dirty blocks wait on dirty_list (oldest first), never on
 	 * inactive, so they are never reused before their destage.
