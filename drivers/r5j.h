@@ -79,6 +79,7 @@ enum r5j_stripe_flag {
 	R5J_STRIPE_DIRTY,	/* write-back: blocks the members lack */
 	R5J_STRIPE_DESTAGE,	/* write-back: put the dirty blocks on members */
 	R5J_STRIPE_STUCK,	/* write-back: destage impossible (degraded) */
+	R5J_STRIPE_HOT,		/* write-back: a dirty block was rewritten */
 };
 
 /*

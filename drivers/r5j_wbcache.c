@@ -43,6 +43,7 @@ struct r5j_wb_entry {
 	bool prev;
 	bool reading;			/* daemon: journal reads submitted */
 	bool lost;			/* STUCK: a block lost, never destaged */
+	bool hot;			/* R5J_STRIPE_HOT */
 	u16 nr;
 	atomic_t errors;		/* journal reads that failed */
 	struct r5j_wb_block blk[];
@@ -204,6 +205,8 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
 			set_bit(R5J_LOST, &dev->flags);
 	}
 	set_bit(R5J_STRIPE_DIRTY, &sh->state);
+	if (e->hot)
+		set_bit(R5J_STRIPE_HOT, &sh->state);
 	/* counted in stuck_stripes since its reload failed */
 	if (e->lost)
 		set_bit(R5J_STRIPE_STUCK, &sh->state);
@@ -260,6 +263,7 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 	e->dirty_tick = sh->dirty_tick;
 	e->reading = false;
 	e->lost = lost;
+	e->hot = test_bit(R5J_STRIPE_HOT, &sh->state);
 	e->nr = n;
 	atomic_set(&e->errors, 0);
 	n = 0;
