@@ -207,7 +207,10 @@ if [ "$JWATCH" = 1 ] && [ "$PERSONALITY" = raid5j ]; then
 				report jfull "not full in 40 s, cut anyway: used=$used wb_stripes=$wb ring=$ring"
 				mark full
 			fi
-			[ $((i % 5)) = 0 ] && report jstat$l
+			# every 0.5 s
+			if [ "$CUT_FULL" != 1 ] || [ $((i % 5)) = 0 ]; then
+				report jstat$l
+			fi
 			i=$((i + 1))
 			if [ "$CUT_FULL" = 1 ]; then sleep 0.1; else sleep 0.5; fi
 		done
