@@ -68,15 +68,15 @@
 # could no longer log the batched parity of the dirty stripes after the
 # log (r5j_recovery.c: used + P x wb_stripes + ceil(wb_stripes / B) + 1
 # blocks > the ring, B 203 or 127) by CUT_MARGIN percent of the room
-# after the log (default 50) and CUT_SLACK sectors (default 256): units
-# in flight at the cut are lost (measured: the log recovery walked was
-# up to ~270 sectors shorter than used_sectors 0.1 s before the cut),
-# and destages go on until the cut;
-# the power is cut 0-0.1 s after the mark, not 2-6 s into the writes.
-# Not so within 40 s of writes: the cut comes then anyway (reported).
-# MEMBER_DRIVE_OPTS:
-# extra qemu -drive options for the members (not the journal) in the
-# writing boot, e.g. throttling.iops-write=N for slow members.
+# after the log (default 50) and CUT_SLACK sectors (default 256): the
+# ring moves before the cut (a reclaim moves journal_tail, units in
+# flight are lost: t-journal-wb-fullring-powercut has the numbers).  The
+# power is cut 0-0.1 s after the mark, not 2-6 s into the writes; not
+# full within 40 s of writes: cut then anyway (reported).  Each cycle
+# prints journal_tail on disk at the cut and, raid5j recovering, the
+# sectors recovery walked.  MEMBER_DRIVE_OPTS: extra qemu -drive options
+# for the members (not the journal) in the writing boot, e.g.
+# throttling.iops-write=N for slow members.
 
 . "$(dirname "$0")/lib.sh"
 
