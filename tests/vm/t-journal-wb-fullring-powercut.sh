@@ -25,7 +25,7 @@
 # MIN_CYCLES=N makes at least N of CYCLES (default 2) cycles need it (N > 0
 # and M > 0).  By default (MIN_CYCLES 0) the count is reported, not
 # asserted: measured (2026-12-06, issue 16 full-ring run) unit by unit in
-# 7 of 13 cycles (1 of 6 before the cut moved to a full ring), each cut
+# 7 of 14 cycles (1 of 6 before the cut moved to a full ring), each cut
 # 0-0.1 s after the mark with the ring 96 % used.  The rest missed it
 # because the ring moves faster than the cut: a reclaim moved the tail
 # 712 sectors (12 % of the ring) and writers took 432 more within 61 ms
