@@ -61,6 +61,22 @@
 # boot between 1 and 2: assemble as boot 2 does, and cut the power 0-0.6 s
 # after recovery moved journal_tail the first time (dmesg); boot 2 then
 # recovers what is left.  It fails if recovery ended before the cut.
+#
+# A cut at a full ring (t-journal-wb-fullring-powercut), raid5j writing:
+# LOG_HIGH sets writeback_log_high in boot 1; CUT_FULL=1 (with JWATCH=1)
+# has boot 1 read journal_stats every 0.1 s and "mark full" once recovery
+# could no longer log the batched parity of the dirty stripes after the
+# log (r5j_recovery.c: used + P x wb_stripes + ceil(wb_stripes / B) + 1
+# blocks > the ring, B 203 or 127) by CUT_MARGIN percent of the room
+# after the log (default 50) and CUT_SLACK sectors (default 256): the
+# ring moves before the cut (a reclaim moves journal_tail, units in
+# flight are lost: t-journal-wb-fullring-powercut has the numbers).  The
+# power is cut 0-0.1 s after the mark, not 2-6 s into the writes; not
+# full within 40 s of writes: cut then anyway (reported).  Each cycle
+# prints journal_tail on disk at the cut and, raid5j recovering, the
+# sectors recovery walked.  MEMBER_DRIVE_OPTS: extra qemu -drive options
+# for the members (not the journal) in the writing boot, e.g.
+# throttling.iops-write=N for slow members.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -84,6 +100,12 @@ STRIPE_CACHE=${STRIPE_CACHE:-}
 JWATCH=${JWATCH:-0}
 LOSS_RECORD=${LOSS_RECORD:-0}
 REC_CUT=${REC_CUT:-0}
+LOG_HIGH=${LOG_HIGH:-}
+CUT_FULL=${CUT_FULL:-0}
+CUT_MARGIN=${CUT_MARGIN:-50}
+CUT_SLACK=${CUT_SLACK:-256}
+[ "$CUT_FULL" = 1 ] && [ "$WRITE_PERSONALITY" = raid5j ] && [ "$JWATCH" != 1 ] &&
+	vm_fail "CUT_FULL=1 needs JWATCH=1"
 UNIT_REC=0
 printf ' %s ' "${R5J_MODPARAMS:-}" | grep -Eq ' recovery_unit_by_unit=(1|Y|y) ' &&
 	UNIT_REC=1
@@ -114,13 +136,24 @@ caught=0
 for cycle in $(seq 1 "$CYCLES"); do
 	missing=d$(( (cycle - 1) % NMEMBERS ))
 	kill_ms=$(( 2000 + RANDOM % 4000 ))
-	PERSONALITY=$WRITE_PERSONALITY vm_boot --timeout 120 --kill-mark writing \
+	wmembers=
+	for m in $MEMBERS; do
+		wmembers="$wmembers $m${MEMBER_DRIVE_OPTS:+,$MEMBER_DRIVE_OPTS}"
+	done
+	cut_mark=writing cut_full=0
+	if [ "$CUT_FULL" = 1 ] && [ "$WRITE_PERSONALITY" = raid5j ]; then
+		kill_ms=$((RANDOM % 100)) cut_mark=full cut_full=1
+	fi
+	PERSONALITY=$WRITE_PERSONALITY vm_boot --timeout 120 --kill-mark $cut_mark \
 		--kill-after "$(printf '%d.%03d' $((kill_ms / 1000)) $((kill_ms % 1000)))" \
+		--env LEVEL="$LEVEL" --env LOG_HIGH="$LOG_HIGH" \
+		--env CUT_FULL=$cut_full --env CUT_MARGIN="$CUT_MARGIN" \
+		--env CUT_SLACK="$CUT_SLACK" \
 		--env BLOCKS="$BLOCKS" --env STRIPE_BLOCKS=$STRIPE_BLOCKS \
 		--env GEN_BASE=$((cycle * 1000000000)) --env JOURNAL="$JOURNAL" \
 		--env JMODE="$JMODE" --env STRIPE_CACHE="$STRIPE_CACHE" \
 		--env JWATCH="$JWATCH" \
-		--env MEMBERS="$MEMBERS" - $MEMBERS j <<'EOF'
+		--env MEMBERS="$MEMBERS" - $wmembers j <<'EOF'
 . /test/guest-lib.sh
 load_personality
 J=
@@ -137,20 +170,49 @@ if [ -n "$STRIPE_CACHE" ]; then
 	echo "$STRIPE_CACHE" > /sys/block/md0/md/stripe_cache_size ||
 		fail "stripe_cache_size $STRIPE_CACHE refused"
 fi
+if [ -n "$LOG_HIGH" ] && [ "$PERSONALITY" = raid5j ]; then
+	echo "$LOG_HIGH" > /sys/block/md0/md/writeback_log_high ||
+		fail "writeback_log_high $LOG_HIGH refused"
+fi
 if [ "$JWATCH" = 1 ] && [ "$PERSONALITY" = raid5j ]; then
 	wb_journal_cache && report wbcache 1
 	share_result_port
+	# P parity pages a stripe, B stripes a parity meta block (recovery)
+	P=1 B=203
+	[ "$LEVEL" = 6 ] && P=2 B=127
 	(
+		i=0 full=0
 		while :; do
-			l=
+			l= used=0 ring=0 wb=0
 			while read -r k v; do
 				case $k in
-				dirty_stripes | evicted_stripes | dirty_bytes | used_sectors | \
-				wb_reserved_sectors | fixed_reserve) l="$l $k=$v" ;;
+				dirty_stripes | evicted_stripes | dirty_bytes | \
+				wb_reserved_sectors | fixed_reserve | tail | head) l="$l $k=$v" ;;
+				used_sectors) l="$l $k=$v" used=$v ;;
+				wb_stripes) l="$l $k=$v" wb=$v ;;
+				ring_sectors) ring=$v ;;
 				esac
 			done < /sys/block/md0/md/journal_stats
-			report jstat$l
-			sleep 0.5
+			# recovery's batched parity and empty unit, in sectors,
+			# against the ring after the log with the margin
+			need=$(( (P * wb + (wb + B - 1) / B + 1) * 8 ))
+			if [ "$CUT_FULL" = 1 ] && [ $full = 0 ] && [ $wb -gt 0 ] &&
+			   [ $need -gt $(( (ring - used) * (100 + CUT_MARGIN) / 100 + CUT_SLACK )) ]; then
+				full=1
+				report jstat$l
+				report jfull "used=$used wb_stripes=$wb ring=$ring$l"
+				mark full
+			elif [ "$CUT_FULL" = 1 ] && [ $full = 0 ] && [ $i -ge 400 ]; then
+				full=1
+				report jfull "not full in 40 s, cut anyway: used=$used wb_stripes=$wb ring=$ring"
+				mark full
+			fi
+			# every 0.5 s
+			if [ "$CUT_FULL" != 1 ] || [ $((i % 5)) = 0 ]; then
+				report jstat$l
+			fi
+			i=$((i + 1))
+			if [ "$CUT_FULL" = 1 ]; then sleep 0.1; else sleep 0.5; fi
 		done
 	) &
 fi
@@ -159,9 +221,19 @@ mark writing
 fail "the writer ran to its end: the power cut did not come"
 EOF
 	[ "$VM_KILLED" = 1 ] || vm_fail "cycle $cycle: the VM was not killed"
+	if [ "$JOURNAL" = 1 ]; then
+		# journal_tail at the cut (v1.2 superblock 4 KiB in, byte 152),
+		# to compare with where recovery says the log ended
+		jt=$(od -An -t u8 -j $((4096 + 152)) -N 8 "$(vm_disk_path j)" | tr -d ' ')
+		echo "cycle $cycle: journal_tail on disk at the cut: ${jt:-?}"
+	fi
 	grep '^A ' "$VM_RESULTS" >> "$BUILD/vm-logs/$VM_TEST.acks"
 	acks=$(grep -c '^A ' "$VM_RESULTS")
-	echo "cycle $cycle: power cut after ${kill_ms} ms, $acks writes acknowledged, restarting without $missing"
+	if [ $cut_full = 1 ]; then
+		echo "cycle $cycle: power cut ${kill_ms} ms after the ring was full ($(vm_val jfull)), $acks writes acknowledged, restarting without $missing"
+	else
+		echo "cycle $cycle: power cut after ${kill_ms} ms, $acks writes acknowledged, restarting without $missing"
+	fi
 	wbcache=$(vm_val wbcache)
 	if [ "$JWATCH" = 1 ] && [ "$WRITE_PERSONALITY" = raid5j ]; then
 		jmax() {
@@ -217,6 +289,7 @@ if [ "$JOURNAL" = 1 ]; then
 	grep -q resync /proc/mdstat && fail "a resync started despite the journal"
 	report recovered "$(jstat recovered_wb_stripes)"
 	report recunits "$(dmesg | sed -n 's/.*journal recovery: \([0-9]*\) units, \([0-9]*\) tail moves.*/\1 \2/p')"
+	report logend "$(dmesg | sed -n 's/.*log ended at sector \([0-9]*\) .*/\1/p' | tail -n 1)"
 else
 	must_fail mdadm --assemble --run /dev/md0 $members
 	dmesg | grep -q 'cannot start dirty degraded array' ||
@@ -237,6 +310,11 @@ run mdadm --stop /dev/md0
 pass restart
 EOF
 	mismatch=$(vm_val mismatch)
+	logend=$(vm_val logend)
+	if [ -n "$logend" ] && [ -n "$jt" ]; then
+		ring=$(( $(od -An -t u8 -j $((4096 + 136)) -N 8 "$(vm_disk_path j)" | tr -d ' ') & ~7 ))
+		echo "cycle $cycle: the log recovery walked: $(( (logend - jt + ring) % ring )) sectors (journal_tail $jt to $logend, ring $ring)"
+	fi
 	echo "cycle $cycle: mismatch_cnt after rebuild: $mismatch"
 	rec=$(vm_val recovered)
 	if [ "$UNIT_REC" = 1 ] && [ "$RESTART_PERSONALITY" = raid5j ] &&
