@@ -80,6 +80,7 @@ enum r5j_stripe_flag {
 	R5J_STRIPE_DIRTY,	/* write-back: blocks the members lack */
 	R5J_STRIPE_DESTAGE,	/* write-back: put the dirty blocks on members */
 	R5J_STRIPE_STUCK,	/* write-back: destage impossible (degraded) */
+	R5J_STRIPE_HOT,		/* write-back: a dirty block was rewritten */
 };
 
 /*
@@ -300,6 +301,13 @@ struct r5j_conf {
 	bool rmw_ok;			/* read-modify-write possible */
 	struct r5j_journal *log;	/* NULL: no journal */
 	/*
+	 * A journaled takeover (Documentation/reshape.md 8.1): the old
+	 * conf whose drained log r5j_free() hands over (compared, never
+	 * followed; cleared by run()), and the reclaim thread made for it.
+	 */
+	struct r5j_conf *log_from;
+	R5J_MD_THREAD(log_reclaim);
+	/*
 	 * Write-back (Documentation/journal.md, section 15): idle stripes
 	 * with dirty blocks wait on dirty_list (oldest first), never on
 	 * inactive, so they are never reused before their destage.
@@ -362,6 +370,8 @@ struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
 
 /* r5j_wbcache.c (Documentation/journal.md section 15, "Part 2") */
 #define R5J_LOG_HIGH		70	/* writeback_log_high default, % */
+/* write-back: partial-stripe destages in flight, per member (not @all) */
+#define R5J_DESTAGE_PER_MEMBER	4
 #define R5J_WB_EXTRA_STRIPES	8	/* heads beyond the cache for reload */
 int r5j_wbcache_init(struct r5j_conf *conf);
 void r5j_wbcache_free(struct r5j_conf *conf);

@@ -262,6 +262,20 @@ static inline void r5j_quiesce_cycle(struct mddev *mddev)
 #endif
 }
 
+/*
+ * Drain the personality running the array before a takeover moves its
+ * journal (Documentation/reshape.md 8.1): 6.1's mddev_suspend() after
+ * ->takeover quiesces it; 6.12's level_store() has suspended the array
+ * before ->takeover and never quiesces the old personality.
+ */
+static inline void r5j_takeover_drain(struct mddev *mddev)
+{
+#ifdef R5J_HAVE_SUSPEND_UNLOCKED
+	mddev->pers->quiesce(mddev, 1);
+	mddev->pers->quiesce(mddev, 0);
+#endif
+}
+
 /* r5j_compat.c */
 int r5j_set_queue_limits(struct mddev *mddev, unsigned int io_min,
 			 unsigned int io_opt, unsigned int max_hw_sectors);

@@ -739,6 +739,7 @@ static void finish_writes(struct r5j_stripe *sh, struct r5j_state *s)
 		if (conf->log)
 			r5j_journal_destaged(conf->log, sh);
 		clear_bit(R5J_STRIPE_DESTAGE, &sh->state);
+		clear_bit(R5J_STRIPE_HOT, &sh->state);
 		atomic_dec(&conf->dirty_stripes);
 	}
 	sh->write_stage = R5J_W_IDLE;
@@ -1237,10 +1238,14 @@ static void finish_cached_write(struct r5j_stripe *sh)
 	sh->write_stage = R5J_W_IDLE;
 	clear_bit(R5J_STRIPE_FUA, &sh->state);
 	/*
-	 * a full stripe is destaged now (handle_writeback() next): it reads
-	 * no member, and holding it would only take a free stripe away
+	 * A full stripe is destaged now (handle_writeback() next): it reads
+	 * no member, and holding it would only take a free stripe away.  Not
+	 * a hot one while the journal is the cache (an evicted stripe frees
+	 * its head): it will be rewritten, and a write to it while its member
+	 * writes queue would wait for them (journal.md "Destage policy").
 	 */
-	if (stripe_full(sh))
+	if (stripe_full(sh) && !(test_bit(R5J_STRIPE_HOT, &sh->state) &&
+				 r5j_wbcache_active(conf)))
 		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
 	for (i = 0; i < sh->disks; i++)
 		while ((ref = r5j_blist_pop(&sh->dev[i].written)))
@@ -1309,6 +1314,8 @@ static int cache_writes(struct r5j_stripe *sh, struct r5j_state *s)
 		set_bit(R5J_UPTODATE, &dev->flags);
 		if (!test_and_set_bit(R5J_DIRTY, &dev->flags))
 			r5j_wbcache_count(conf, 1);
+		else
+			set_bit(R5J_STRIPE_HOT, &sh->state);
 	}
 	set_bit(R5J_STRIPE_WB_LOG, &sh->state);
 	sh->write_stage = R5J_W_LOGGING;

@@ -1502,6 +1502,58 @@ void r5j_journal_exit(struct r5j_conf *conf)
 }
 
 /*
+ * ->takeover of a journaled array (Documentation/reshape.md 8.1): the
+ * reclaim thread the handed-over log will run, made where a failure can
+ * still be refused.  It sleeps until r5j_journal_hand_over() wakes it.
+ */
+int r5j_journal_takeover_prepare(struct r5j_conf *conf)
+{
+	struct md_thread *thread;
+
+	thread = md_register_thread(r5j_reclaim_thread, conf->mddev, "reclaim");
+	if (!thread)
+		return -ENOMEM;
+	r5j_thread_set(&conf->log_reclaim, thread);
+	return 0;
+}
+
+/*
+ * md core frees the old conf @from after it made @to the array's and
+ * before @to's run(): the array is suspended and @from quiesced, so the
+ * log is one empty unit at journal_tail with nothing in flight, and its
+ * state is head, tail and seq.  Move it to @to; false, nothing moved,
+ * if it is not so (the journal failed after ->takeover).
+ */
+bool r5j_journal_hand_over(struct r5j_conf *from, struct r5j_conf *to)
+{
+	struct r5j_journal *log = from->log;
+	struct md_thread *thread = r5j_thread(&to->log_reclaim);
+	bool drained;
+
+	if (!log || !thread)
+		return false;
+	spin_lock_irq(&log->lock);
+	drained = !log->failed && !log->open && !log->flush_busy &&
+		  list_empty(&log->units) && list_empty(&log->parked) &&
+		  list_empty(&log->parked_wb) && list_empty(&log->x_wait) &&
+		  list_empty(&log->unflushed) && list_empty(&log->flushing) &&
+		  log->used == R5J_BLOCK_SECTORS && !log->wb_logged;
+	spin_unlock_irq(&log->lock);
+	if (!drained)
+		return false;
+	/* it reads mddev->private, which md core has just changed */
+	r5j_unregister_thread(log->mddev, &log->reclaim_thread);
+	thread->timeout = R5J_RECLAIM_PERIOD;
+	r5j_thread_set(&log->reclaim_thread, thread);
+	r5j_thread_set(&to->log_reclaim, NULL);
+	log->conf = to;
+	to->log = log;
+	from->log = NULL;
+	wake_reclaim(log);
+	return true;
+}
+
+/*
  * A new journal device for an array whose journal failed or was missing
  * (reconfig_mutex held, no writes in flight: the array refused them).
  */

@@ -28,6 +28,9 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev);
 /* start(): recover from the journal, then open a new log. */
 int r5j_journal_start(struct r5j_conf *conf);
 void r5j_journal_exit(struct r5j_conf *conf);
+/* takeover of a journaled RAID4 <-> RAID5 (Documentation/reshape.md 8.1) */
+int r5j_journal_takeover_prepare(struct r5j_conf *conf);
+bool r5j_journal_hand_over(struct r5j_conf *from, struct r5j_conf *to);
 
 /*
  * Daemon: put a prepared stripe (pages and parity final) in the open unit.

@@ -129,6 +129,8 @@ static void free_conf(struct r5j_conf *conf)
 	/* a takeover md core refused after all: the daemon never ran */
 	if (r5j_thread(&conf->thread))
 		r5j_unregister_thread(conf->mddev, &conf->thread);
+	if (r5j_thread(&conf->log_reclaim))
+		r5j_unregister_thread(conf->mddev, &conf->log_reclaim);
 	cancel_work_sync(&conf->retry_work);
 	r5j_reshape_free(conf);
 	r5j_cache_free(conf);
@@ -151,6 +153,7 @@ static void free_conf(struct r5j_conf *conf)
 
 static struct kmem_cache *r5j_bref_cache;
 static struct md_rdev *journal_member(struct mddev *mddev);
+static void r5j_free(struct mddev *mddev, void *priv);
 
 /* What raid5j cannot run yet: say so and touch nothing. */
 static int refuse_unsupported(struct mddev *mddev)
@@ -479,6 +482,30 @@ static int layout_6_to_5(int layout)
 }
 
 /*
+ * A journal survives a takeover only between RAID4 and RAID5 parity-N,
+ * whose logged blocks mean the same under both levels, and only in
+ * write-through: the new conf takes over the old conf's drained log
+ * (Documentation/reshape.md 8.1).  NULL, or why not.
+ */
+static const char *takeover_journal(struct mddev *mddev, int level)
+{
+	struct r5j_conf *old = mddev->private;
+
+	if (!((mddev->level == 4 && level == 5) ||
+	      (mddev->level == 5 && level == 4)))
+		return "array has a journal (only RAID4 <-> RAID5 keeps it)";
+	/* the log object to hand over is raid5j's own */
+	if (mddev->pers->free != r5j_free)
+		return "array has a journal run by another personality";
+	if (!old->log || !journal_member(mddev) ||
+	    r5j_journal_failed(old->log))
+		return "journal failed or missing";
+	if (READ_ONCE(old->writeback))
+		return "journal in write-back mode: switch to write-through first";
+	return NULL;
+}
+
+/*
  * Set md core's new_* (and raid_disks/delta_disks) for a takeover of the
  * running array by raid@level, keeping every block where it is
  * (Documentation/reshape.md, section 8); NULL, or why not.  md core
@@ -489,8 +516,12 @@ static const char *takeover_geometry(struct mddev *mddev, int level)
 	int from = mddev->level, layout = -1, chunk, missing;
 	sector_t size;
 
-	if (test_bit(MD_HAS_JOURNAL, &mddev->flags) || journal_member(mddev))
-		return "array has a journal";
+	if (test_bit(MD_HAS_JOURNAL, &mddev->flags) || journal_member(mddev)) {
+		const char *why = takeover_journal(mddev, level);
+
+		if (why)
+			return why;
+	}
 	if (test_bit(MD_HAS_PPL, &mddev->flags))
 		return "array has a partial parity log";
 	if (mddev->reshape_position != MaxSector)
@@ -568,7 +599,7 @@ static const char *takeover_geometry(struct mddev *mddev, int level)
 static void *r5j_takeover(struct mddev *mddev, int level)
 {
 	const char *why = takeover_geometry(mddev, level);
-	void *conf;
+	struct r5j_conf *conf;
 
 	if (why) {
 		pr_err("md/raid:%s: raid5j: takeover from raid%d to raid%d refused: %s; array unchanged\n",
@@ -578,6 +609,15 @@ static void *r5j_takeover(struct mddev *mddev, int level)
 	conf = setup_conf(mddev, true);
 	if (IS_ERR(conf))
 		return conf;
+	if (journal_member(mddev)) {
+		/* run() cannot open a log: r5j_free() hands the old one over */
+		if (r5j_journal_takeover_prepare(conf)) {
+			free_conf(conf);
+			return ERR_PTR(-ENOMEM);
+		}
+		conf->log_from = mddev->private;
+		r5j_takeover_drain(mddev);
+	}
 	/* raid1's failfast metadata writes are not ours */
 	clear_bit(MD_FAILFAST_SUPPORTED, &mddev->flags);
 	pr_info("md/raid:%s: raid5j: takeover from raid%d (layout %d, %d devices) to raid%d (layout %d, %d devices)\n",
@@ -685,7 +725,18 @@ static int r5j_run(struct mddev *mddev)
 		}
 	}
 
-	if (journal_dev) {
+	if (journal_dev && conf->log_from) {
+		/* a takeover: r5j_free() handed the drained log over (8.1) */
+		conf->log_from = NULL;
+		if (!conf->log) {
+			pr_err("md/raid:%s: journal not handed over at the takeover (failed): array read-only\n",
+			       mdname(mddev));
+			mddev->ro = 1;
+			set_disk_ro(mddev->gendisk, 1);
+		}
+		if (r5j_resync_offset(mddev) == MaxSector)
+			set_bit(MD_JOURNAL_CLEAN, &mddev->flags);
+	} else if (journal_dev) {
 		err = r5j_journal_init(conf, journal_dev);
 		if (err)
 			goto abort;
@@ -750,6 +801,17 @@ static int r5j_start(struct mddev *mddev)
 
 static void r5j_free(struct mddev *mddev, void *priv)
 {
+	struct r5j_conf *to = mddev->private;
+
+	/*
+	 * A journaled takeover: md core made the new conf the array's
+	 * before freeing this one (reshape.md 8.1).  At a stop mddev->pers
+	 * is NULL; raid0/raid1's conf is not ours.
+	 */
+	if (to && to != priv && mddev->pers && mddev->pers->free == r5j_free &&
+	    to->log_from == priv && r5j_journal_hand_over(priv, to))
+		pr_info("md/raid:%s: journal handed over to raid%d\n",
+			mdname(mddev), mddev->level);
 	r5j_journal_exit(priv);
 	free_conf(priv);
 	r5j_sysfs_unregister(mddev);

@@ -166,14 +166,22 @@ static void replay_write_failed(struct r5j_conf *conf, struct md_rdev *rdev,
 	md_error(conf->mddev, rdev);
 }
 
-/* Write @page as @member's block of stripe @sector, replacement too. */
+/*
+ * Write @page as @member's block of stripe @sector, replacement too, at
+ * the members' data offset, or at new_data_offset for a stripe of the
+ * next geometry of a reshape (@next).  Not sync_page_io(): mid-reshape
+ * it would pick the offset by comparing a member sector with the array
+ * position.
+ */
 static void write_page(struct rec_ctx *rc, sector_t sector, int member,
-		       struct page *page)
+		       struct page *page, bool next)
 {
 	struct r5j_conf *conf = rc->conf;
 	struct mutex *held = &conf->mddev->reconfig_mutex;
 	struct md_rdev *rdev;
-	int i;
+	struct bio_vec bvec;
+	struct bio bio;
+	int i, err;
 
 	for (i = member; i < conf->raid_disks * 2; i += conf->raid_disks) {
 		/* the member, then its replacement (mid `mdadm --replace`) */
@@ -181,8 +189,13 @@ static void write_page(struct rec_ctx *rc, sector_t sector, int member,
 						 lockdep_is_held(held));
 		if (!r5j_rdev_usable(rdev))
 			continue;	/* parity carries it */
-		if (!sync_page_io(rdev, sector, PAGE_SIZE, page,
-				  REQ_OP_WRITE, false)) {
+		bio_init(&bio, rdev->bdev, &bvec, 1, REQ_OP_WRITE | REQ_SYNC);
+		bio.bi_iter.bi_sector = sector + (next ? rdev->new_data_offset :
+						  rdev->data_offset);
+		__bio_add_page(&bio, page, PAGE_SIZE, 0);
+		err = submit_bio_wait(&bio);
+		bio_uninit(&bio);
+		if (err) {
 			replay_write_failed(conf, rdev, sector,
 					    i >= conf->raid_disks);
 			continue;
@@ -266,19 +279,14 @@ static int load_block(struct rec_ctx *rc, u64 pos, u32 csum)
 	return load_page(rc, pos, csum, rc->buf);
 }
 
-/* Write rc->buf as @member's block of stripe @sector, replacement too. */
-static void write_block(struct rec_ctx *rc, sector_t sector, int member)
-{
-	write_page(rc, sector, member, rc->buf);
-}
-
 /*
  * A stripe's parity arrived: in the replay pass write its remembered data
- * blocks, then the parity pages of @p, one block at a time.
+ * blocks, then the parity pages of @p, one block at a time.  @next: a
+ * stripe of a reshape's next geometry (J3).
  */
 static int replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs,
 			 const struct r5j_payload *p,
-			 const struct r5j_stripe_map *map)
+			 const struct r5j_stripe_map *map, bool next)
 {
 	struct r5j_conf *conf = rc->conf;
 	unsigned int i;
@@ -294,7 +302,7 @@ static int replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs,
 		err = load_block(rc, b->pos - 1, b->csum);
 		if (err)
 			return err;
-		write_block(rc, rs->sector, member);
+		write_page(rc, rs->sector, member, rc->buf, next);
 	}
 	for (i = 0; i < p->pages && i < R5J_MAX_PARITY_PAGES; i++) {
 		member = i ? map->qd_idx : map->pd_idx;
@@ -304,7 +312,7 @@ static int replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs,
 				 r5j_payload_csum(p, i));
 		if (err)
 			return err;
-		write_block(rc, rs->sector, member);
+		write_page(rc, rs->sector, member, rc->buf, next);
 	}
 	rc->stripes++;
 	return 0;
@@ -321,73 +329,6 @@ static int bad_location(struct rec_ctx *rc, const struct r5j_txn *t,
 	       (unsigned long long)rc->bounds.array_sectors,
 	       (unsigned long long)rc->bounds.dev_sectors);
 	return -EINVAL;
-}
-
-/* @page to @member's block of @g's stripe @sector, at its data offset. */
-static void rs_write_page(struct rec_ctx *rc, bool prev, sector_t sector,
-			  int member, struct page *page)
-{
-	struct r5j_conf *conf = rc->conf;
-	struct mutex *held = &conf->mddev->reconfig_mutex;
-	struct md_rdev *rdev;
-	struct bio_vec bvec;
-	struct bio bio;
-	int i, err;
-
-	for (i = member; i < conf->raid_disks * 2; i += conf->raid_disks) {
-		rdev = rcu_dereference_protected(*r5j_dev_slot(conf, i),
-						 lockdep_is_held(held));
-		if (!r5j_rdev_usable(rdev))
-			continue;	/* parity carries it */
-		/* sync_page_io() guesses the offset from an array sector */
-		bio_init(&bio, rdev->bdev, &bvec, 1, REQ_OP_WRITE);
-		bio.bi_iter.bi_sector = sector + (prev ? rdev->data_offset :
-						  rdev->new_data_offset);
-		__bio_add_page(&bio, page, PAGE_SIZE, 0);
-		err = submit_bio_wait(&bio);
-		bio_uninit(&bio);
-		if (err) {
-			replay_write_failed(conf, rdev, sector,
-					    i >= conf->raid_disks);
-			continue;
-		}
-		rc->blocks++;
-	}
-}
-
-/* replay_stripe() for a stripe of geometry @g (prev or next). */
-static int rs_replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs,
-			    const struct r5j_payload *p,
-			    const struct r5j_stripe_map *map, bool prev)
-{
-	sector_t sector = rs->sector;
-	unsigned int i;
-	int member, err;
-
-	if (!rc->replay)
-		return 0;
-	for (member = 0; member < rc->conf->raid_disks; member++) {
-		struct rec_block *b = &rs->blocks[member];
-
-		if (!b->pos || member == map->pd_idx || member == map->qd_idx)
-			continue;
-		err = load_block(rc, b->pos - 1, b->csum);
-		if (err)
-			return err;
-		rs_write_page(rc, prev, sector, member, rc->buf);
-	}
-	for (i = 0; i < p->pages && i < R5J_MAX_PARITY_PAGES; i++) {
-		member = i ? map->qd_idx : map->pd_idx;
-		if (member < 0)
-			break;
-		err = load_block(rc, r5j_payload_page_pos(&rc->log->fmt, p, i),
-				 r5j_payload_csum(p, i));
-		if (err)
-			return err;
-		rs_write_page(rc, prev, sector, member, rc->buf);
-	}
-	rc->stripes++;
-	return 0;
 }
 
 static int rs_corrupt(struct rec_ctx *rc, const struct r5j_txn *t,
@@ -447,7 +388,7 @@ static int rs_stripe(struct rec_ctx *rc, const struct r5j_txn *t,
 	}
 	/* the map of the PARITY payload (the DATA ones filled dd_idx) */
 	r5j_stripe_parity(g, rs->sector, &map);
-	err = rs_replay_stripe(rc, rs, p, &map, g == &r->prev);
+	err = replay_stripe(rc, rs, p, &map, g != &r->prev);
 	free_rec_stripe(rc, rs);
 	rc->rs_n = 0;
 	return err;
@@ -543,7 +484,7 @@ static int recover_txn(struct rec_ctx *rc, const struct r5j_txn *t)
 		rs = find_rec_stripe(rc, stripe, false);
 		if (!rs)
 			continue;	/* parity alone: nothing to replay */
-		err = replay_stripe(rc, rs, &p, &map);
+		err = replay_stripe(rc, rs, &p, &map, false);
 		if (err)
 			return err;
 		free_rec_stripe(rc, rs);
@@ -674,7 +615,7 @@ static int destage_lost(struct rec_ctx *rc, struct rec_stripe *rs,
 		if (!lost_block(rc, rs, map, m)) {
 			if (!rs->blocks[m].pos)
 				continue;	/* clean and readable */
-			write_page(rc, sector, m, rc->pages[m]);
+			write_page(rc, sector, m, rc->pages[m], false);
 			if (rc->rerr[m])
 				fix_read_error(rc, rc->rerr[m], sector,
 					       rc->pages[m], true);
@@ -748,7 +689,7 @@ static int flush_batch(struct rec_ctx *rc)
 				continue;	/* clean: the members have it */
 			if (err)
 				break;
-			write_page(rc, rs->sector, m, rc->pages[m]);
+			write_page(rc, rs->sector, m, rc->pages[m], false);
 			if (rerr[m])
 				fix_read_error(rc, rerr[m], rs->sector,
 					       rc->pages[m], true);

@@ -362,12 +362,27 @@ static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
 }
 
 /*
+ * Every step before reshape_progress is on the members: make it the
+ * position md core writes next, and let the requests waiting for it go.
+ * CHANGE_PENDING holds back every write completion until the superblock
+ * is written (r5j_return_held_bios()).
+ */
+static void record_progress(struct mddev *mddev, struct r5j_conf *conf)
+{
+	mddev->reshape_position = conf->reshape_progress;
+	set_mask_bits(&mddev->sb_flags, 0,
+		      BIT(MD_SB_CHANGE_PENDING) | BIT(MD_SB_CHANGE_DEVS));
+	spin_lock_irq(&conf->lock);
+	conf->reshape_safe = conf->reshape_progress;
+	spin_unlock_irq(&conf->lock);
+	wake_up(&conf->wait_reshape);
+}
+
+/*
  * The sync thread stops (array stopped, member failed, frozen): a stop
  * holds reconfig_mutex until this thread ends, so the superblock cannot
- * be waited for here.  Every step is complete: record the progress as
- * the position and let requests waiting for a checkpoint go; md core
- * writes the superblock before the array stops, and CHANGE_PENDING holds
- * back every write completion until it has (r5j_return_held_bios()).
+ * be waited for here.  Every step is complete: record_progress(), and
+ * md core writes the superblock before the array stops.
  */
 static void interrupted(struct mddev *mddev, struct r5j_conf *conf)
 {
@@ -398,13 +413,7 @@ static void interrupted(struct mddev *mddev, struct r5j_conf *conf)
 		wake_up(&conf->wait_reshape);
 		return;
 	}
-	mddev->reshape_position = conf->reshape_progress;
-	set_mask_bits(&mddev->sb_flags, 0,
-		      BIT(MD_SB_CHANGE_PENDING) | BIT(MD_SB_CHANGE_DEVS));
-	spin_lock_irq(&conf->lock);
-	conf->reshape_safe = conf->reshape_progress;
-	spin_unlock_irq(&conf->lock);
-	wake_up(&conf->wait_reshape);
+	record_progress(mddev, conf);
 	md_wakeup_thread(mddev->thread);
 }
 
@@ -660,14 +669,8 @@ void r5j_finish_reshape(struct mddev *mddev)
 		mddev->pers->quiesce(mddev, 1);
 		mddev->pers->quiesce(mddev, 0);
 		conf->reshape_backup_step = false;
-		mddev->reshape_position = conf->reshape_progress;
-		/* md core writes it next; completions wait for that */
-		set_mask_bits(&mddev->sb_flags, 0,
-			      BIT(MD_SB_CHANGE_PENDING) | BIT(MD_SB_CHANGE_DEVS));
-		spin_lock_irq(&conf->lock);
-		conf->reshape_safe = conf->reshape_progress;
-		spin_unlock_irq(&conf->lock);
-		wake_up(&conf->wait_reshape);
+		/* md core writes the superblock next */
+		record_progress(mddev, conf);
 	}
 	/*
 	 * 6.1's action_store() ("frozen", "idle") puts back the position it

@@ -7,9 +7,6 @@
 #include <linux/slab.h>
 #include "r5j.h"
 
-/* write-back: partial-stripe destages in flight in a batch, per member */
-#define R5J_DESTAGE_PER_MEMBER	4
-
 /* write-back: percent of the cache free before waiting writers go on */
 #define R5J_FREE_SHARE	25
 

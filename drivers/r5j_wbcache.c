@@ -43,6 +43,7 @@ struct r5j_wb_entry {
 	bool prev;
 	bool reading;			/* daemon: journal reads submitted */
 	bool lost;			/* STUCK: a block lost, never destaged */
+	bool hot;			/* R5J_STRIPE_HOT */
 	u16 nr;
 	atomic_t errors;		/* journal reads that failed */
 	struct r5j_wb_block blk[];
@@ -204,6 +205,8 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
 			set_bit(R5J_LOST, &dev->flags);
 	}
 	set_bit(R5J_STRIPE_DIRTY, &sh->state);
+	if (e->hot)
+		set_bit(R5J_STRIPE_HOT, &sh->state);
 	/* counted in stuck_stripes since its reload failed */
 	if (e->lost)
 		set_bit(R5J_STRIPE_STUCK, &sh->state);
@@ -260,6 +263,7 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 	e->dirty_tick = sh->dirty_tick;
 	e->reading = false;
 	e->lost = lost;
+	e->hot = test_bit(R5J_STRIPE_HOT, &sh->state);
 	e->nr = n;
 	atomic_set(&e->errors, 0);
 	n = 0;
@@ -406,10 +410,12 @@ static void queue_destage(struct r5j_conf *conf, struct r5j_stripe *sh)
  * a head beyond the cache is taken when none is free (rule 13).  Under
  * rule 8' (@x), the stripes pinning the oldest unit (lsn <= @x_lsn) may
  * also take X's pool of R5J_WB_X_HEADS heads: X waits for all of them,
- * and parked stripes may hold every other head.
+ * and parked stripes may hold every other head.  Aged ones: at most
+ * @budget (destage_budget()).
  */
 static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
-			   bool over_log, u64 limit, bool x, u64 x_lsn)
+			   bool over_log, u64 limit, bool x, u64 x_lsn,
+			   int budget)
 {
 	struct r5j_wbcache *wbc = conf->wbc;
 	unsigned int tick = READ_ONCE(conf->dirty_tick);
@@ -420,7 +426,7 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 		struct r5j_wb_entry *e;
 		struct rb_node *node;
 		sector_t sector;
-		bool prev, want, oldest;
+		bool prev, want, oldest, must;
 		int free;
 
 		spin_lock_irq(&conf->lock);
@@ -431,8 +437,8 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 			break;
 		}
 		e = rb_entry(node, struct r5j_wb_entry, by_pin);
-		want = all || (over_log && e->dirty_unit->lsn < limit) ||
-			(aged && tick - e->dirty_tick >= 2);
+		must = all || (over_log && e->dirty_unit->lsn < limit);
+		want = must || (aged && tick - e->dirty_tick >= 2);
 		sector = e->sector;
 		prev = e->prev;
 		oldest = x && e->dirty_unit->lsn <= x_lsn;
@@ -444,6 +450,8 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 				wbc->aging = false;	/* the aged ones are done */
 			break;
 		}
+		if (!must && budget-- <= 0)
+			break;
 		if (free > reserve)
 			sh = r5j_get_stripe_geom(conf, sector, prev,
 						 R5J_GET_NOBLOCK |
@@ -459,6 +467,27 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 		r5j_release_stripe(sh);
 	}
 	return n > 0;
+}
+
+/*
+ * Aged destages the policy may start now (conf->lock held): a few per
+ * member in flight, as part 1's batches (journal.md section 15, "Destage
+ * policy").  The members' rate is fixed, so a deeper queue destages no
+ * more; it only keeps each stripe longer, and every stripe it holds is a
+ * head writers wait for and a row whose next write waits for the members
+ * (issue 16's p99).  In flight: dirty stripes in memory not idle on the
+ * dirty list (cached writes in progress and stripes parked for journal
+ * space count too).  Never the high-water mark's or X's destages: they
+ * free the ring that parked stripes wait for.
+ */
+static int destage_budget(struct r5j_conf *conf, int mem)
+{
+	struct r5j_stripe *sh;
+	int idle = 0;
+
+	list_for_each_entry(sh, &conf->dirty_list, lru)
+		idle++;
+	return R5J_DESTAGE_PER_MEMBER * conf->raid_disks - (mem - idle);
 }
 
 /*
@@ -487,8 +516,10 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	bool x = false, x_waiting = false;
 	struct r5j_stripe *sh, *tmp;
 	u64 limit = 0, x_lsn = 0;
-	int over = 0, mem;
+	int over = 0, mem, budget;
 
+	/* aged stripes left by the budget go on in the next passes */
+	aged |= wbc->aging;
 	if (!all && conf->log)
 		over_log = r5j_journal_over_high(conf->log,
 						 READ_ONCE(conf->log_high),
@@ -504,6 +535,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	mem = dirty - wbc->evicted;
 	/* exact under conf->lock, which r5j_get_stripe() waits under */
 	waiting = waitqueue_active(&conf->wait_for_stripe);
+	budget = all ? INT_MAX : destage_budget(conf, mem);
 	if (!all && (mem > high || (mem > low && waiting))) {
 		over = -low;
 		list_for_each_entry(sh, &conf->dirty_list, lru)
@@ -520,9 +552,9 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 			}
 			continue;
 		}
-		if (all || (aged && tick - sh->dirty_tick >= 2) ||
-		    (over_log && sh->dirty_unit &&
-		     sh->dirty_unit->lsn < limit)) {
+		if (all || (over_log && sh->dirty_unit &&
+			    sh->dirty_unit->lsn < limit) ||
+		    (aged && tick - sh->dirty_tick >= 2 && budget-- > 0)) {
 			queue_destage(conf, sh);
 			queued = true;
 			continue;
@@ -548,7 +580,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		wbc->aging = true;
 	if ((all || wbc->aging || over_log) && READ_ONCE(wbc->evicted))
 		queued |= reload_entries(conf, all, wbc->aging, over_log,
-					 limit, x, x_lsn);
+					 limit, x, x_lsn, budget);
 	return queued;
 }
 

@@ -16,6 +16,10 @@
 #   3. one full 48 KiB stripe written: its 4 rows are destaged at once,
 #      without member reads (destaged_full +4, destage_reads +0,
 #      dirty_stripes unchanged);
+#   3b. a hot stripe (its first chunk written twice, then the other
+#      two): full, but with the journal cache on it is held like a
+#      partial one (destaged_full +0, dirty_stripes +4), as rows of a
+#      hot set that fill up write by write are rewritten again soon;
 #   4. the marks in sysfs: 75 / 50 by default, shown in journal_stats in
 #      stripes (192 / 128); a high mark below the low one, a low above the
 #      high one, 0, 91 (above 90) and "x" are refused with EINVAL and
@@ -94,6 +98,24 @@ if $r5j; then
 	expect_eq "$(( $(st destaged_full) - f0 ))" 4 "rows of the full stripe destaged at once"
 	expect_eq "$(( $(st destage_reads) - r0 ))" 0 "member reads of the full stripe's destage"
 	expect_eq "$(st dirty_stripes)" "$d" "dirty stripes after the full stripe"
+fi
+# a hot stripe: its first chunk written twice, then the other two
+dd if=/dev/urandom of=/tmp/hot bs=48K count=1 2>/dev/null
+for n in 1 2; do
+	dd if=/tmp/hot of=/dev/md0 bs=16K seek=630 count=1 oflag=direct conv=notrunc 2>/dev/null ||
+		fail "hot chunk write $n"
+done
+dd if=/tmp/hot of=/dev/md0 bs=16K skip=1 seek=631 count=2 oflag=direct 2>/dev/null ||
+	fail "hot stripe's other chunks"
+if $r5j; then
+	sleep 1
+	if [ "$jc" = 1 ]; then
+		# full, but rewritten: held for the policy like a partial one
+		expect_eq "$(( $(st destaged_full) - f0 ))" 4 "full destages after the hot stripe (held)"
+		expect_eq "$(st dirty_stripes)" "$((d + 4))" "dirty stripes after the hot stripe"
+	else
+		expect_eq "$(( $(st destaged_full) - f0 ))" 8 "full destages after the hot stripe (cache off: at once)"
+	fi
 
 	expect_eq "$(cat $MD/writeback_dirty_high) $(cat $MD/writeback_dirty_low)" "75 50" "marks"
 	expect_eq "$(st dirty_high) $(st dirty_low)" "192 128" "marks in stripes"
@@ -133,6 +155,8 @@ for s in 0 99 300 399; do
 done
 a=$(dd if=/dev/md0 bs=48K skip=200 count=1 iflag=direct 2>/dev/null | md5sum)
 expect_eq "$a" "$(md5sum < /tmp/full)" "the full stripe"
+a=$(dd if=/dev/md0 bs=48K skip=210 count=1 iflag=direct 2>/dev/null | md5sum)
+expect_eq "$a" "$(md5sum < /tmp/hot)" "the hot stripe"
 echo check > $MD/sync_action
 wait_sync /dev/md0
 expect_eq "$(cat $MD/mismatch_cnt)" 0 "mismatch_cnt"
