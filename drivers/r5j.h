@@ -32,6 +32,7 @@
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/mempool.h>
+#include <linux/percpu-refcount.h>
 #include <linux/workqueue.h>
 #include "md.h"
 #include "r5j_compat.h"
@@ -233,6 +234,15 @@ struct r5j_conf {
 	sector_t reshape_win_lo, reshape_win_hi;	/* conf->lock */
 	int reshape_users;				/* conf->lock */
 	/*
+	 * Requests mapping sectors through conf->geom (make_request past
+	 * md_write_start(), retried reads) hold a reference; start_reshape
+	 * kills it and waits for zero before the geometry switches
+	 * (r5j_geom_freeze(), Documentation/reshape.md 5.2).  Per-CPU: no
+	 * shared atomic per bio.
+	 */
+	struct percpu_ref geom_users;
+	wait_queue_head_t wait_geom;
+	/*
 	 * Next-geometry rows the step is writing: not logged (J4), a
 	 * resume rewrites them from their intact sources.
 	 */
@@ -402,6 +412,9 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi);
 sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 			  int *skipped);
 void r5j_retry_reads_work(struct work_struct *work);
+int r5j_geom_users_init(struct r5j_conf *conf);
+void r5j_geom_freeze(struct mddev *mddev, struct r5j_conf *conf);
+void r5j_geom_thaw(struct mddev *mddev, struct r5j_conf *conf);
 
 /* r5j_main.c */
 int r5j_calc_degraded(struct r5j_conf *conf);

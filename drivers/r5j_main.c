@@ -137,6 +137,7 @@ static void free_conf(struct r5j_conf *conf)
 	bioset_exit(&conf->bio_split);
 	bioset_exit(&conf->bio_clone);
 	mempool_exit(&conf->bref_pool);
+	percpu_ref_exit(&conf->geom_users);
 	for (i = 0; i < ARRAY_SIZE(conf->spare_page); i++)
 		if (conf->spare_page[i])
 			put_page(conf->spare_page[i]);
@@ -320,6 +321,8 @@ static struct r5j_conf *setup_conf(struct mddev *mddev, bool takeover)
 	atomic64_set(&conf->bm_write_seq, 0);
 	INIT_WORK(&conf->retry_work, r5j_retry_reads_work);
 	conf->recovery_disabled = mddev->recovery_disabled - 1;
+	if (r5j_geom_users_init(conf))
+		goto abort;
 
 	/* room for every member count a reshape may grow to */
 	conf->pool_disks = conf->raid_disks;

@@ -156,6 +156,76 @@ static void reshape_done(struct r5j_conf *conf)
 }
 
 /*
+ * The geometry switch of start_reshape (Documentation/reshape.md 5.2).
+ * A bio maps its rows through conf->geom (and conf->rs) from the first
+ * share to the last; the switch must find none half mapped, and none may
+ * start until the cache is forgotten.  md core does not drain bios for
+ * it on 6.12 (action_store() holds reconfig_mutex only, and its suspend
+ * may not run under that mutex), so the personality does: every user of
+ * the geometry holds a reference on conf->geom_users, a percpu_ref (a
+ * per-CPU count while live, no shared cache line per bio: the hot path
+ * stays as cheap as before), which the switch kills, waits to reach
+ * zero, and revives.  Held only past md_write_start(): a bio waiting
+ * there for a superblock update (which needs the reconfig_mutex the
+ * switch holds) is never waited for.  Nothing a holder waits on needs
+ * that mutex either (a free stripe; with a journal, log space, which
+ * the wait below reclaims itself, as r5j_quiesce() does); a reshape
+ * window (reshape_admit()) cannot be waited in: start_reshape refuses
+ * while a reshape is set up.
+ */
+static void geom_users_release(struct percpu_ref *ref)
+{
+	struct r5j_conf *conf = container_of(ref, struct r5j_conf, geom_users);
+
+	wake_up_all(&conf->wait_geom);
+}
+
+int r5j_geom_users_init(struct r5j_conf *conf)
+{
+	init_waitqueue_head(&conf->wait_geom);
+	return percpu_ref_init(&conf->geom_users, geom_users_release,
+			       PERCPU_REF_ALLOW_REINIT, GFP_KERNEL);
+}
+
+/* Sleeps while a switch is under way. */
+static void geom_enter(struct r5j_conf *conf)
+{
+	wait_event(conf->wait_geom, percpu_ref_tryget_live(&conf->geom_users));
+}
+
+static void geom_exit(struct r5j_conf *conf)
+{
+	percpu_ref_put(&conf->geom_users);
+}
+
+/*
+ * reconfig_mutex held: new requests wait, those mapping finish attaching
+ * their shares, then the array is quiesced (no active stripe, no
+ * aligned read).  In this order: a request waiting for a stripe would
+ * wait for the end of the quiesce.
+ */
+void r5j_geom_freeze(struct mddev *mddev, struct r5j_conf *conf)
+{
+	percpu_ref_kill(&conf->geom_users);
+	while (!wait_event_timeout(conf->wait_geom,
+				   percpu_ref_is_zero(&conf->geom_users),
+				   HZ / 10)) {
+		md_wakeup_thread(mddev->thread);
+		/* stripes parked for journal space need the tail moved */
+		if (conf->log)
+			r5j_journal_reclaim_locked(conf->log);
+	}
+	mddev->pers->quiesce(mddev, 1);
+}
+
+void r5j_geom_thaw(struct mddev *mddev, struct r5j_conf *conf)
+{
+	mddev->pers->quiesce(mddev, 0);
+	percpu_ref_resurrect(&conf->geom_users);
+	wake_up_all(&conf->wait_geom);
+}
+
+/*
  * During a reshape each block maps through the geometry of its side of
  * the position (Documentation/reshape.md, R4/R5).  A previous-geometry
  * row that straddles the position is still intact on the members (R1),
@@ -221,7 +291,9 @@ void r5j_retry_reads_work(struct work_struct *work)
 		spin_unlock_irq(&conf->lock);
 		if (!bi)
 			break;
+		geom_enter(conf);
 		stripe_request(conf, bi);
+		geom_exit(conf);
 		bio_endio(bi);	/* the reference the clone held */
 	}
 }
@@ -368,8 +440,10 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 		return true;
 	}
 
+	geom_enter(conf);
 	if (READ_ONCE(conf->reshaping)) {
 		if (!reshape_admit(mddev, conf, bi)) {
+			geom_exit(conf);
 			if (is_write)
 				md_write_end(mddev);
 			return false;
@@ -386,14 +460,17 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 	/* during a reshape: reads go through the stripes of their side */
 	if (!is_write && !admitted && !READ_ONCE(conf->reshaping)) {
 		bi = chunk_aligned_read(mddev, conf, bi);
-		if (!bi)
+		if (!bi) {
+			geom_exit(conf);
 			return true;
+		}
 	}
 
 	md_account_bio(mddev, &bi);
 	stripe_request(conf, bi);
 	if (admitted)
 		reshape_done(conf);
+	geom_exit(conf);
 	if (is_write)
 		md_write_end(mddev);
 	bio_endio(bi);	/* drop the submitter's reference: shares hold theirs */

@@ -197,13 +197,16 @@ int r5j_start_reshape(struct mddev *mddev)
 		return -EINVAL;
 	}
 
-	err = r5j_suspend(mddev);
-	if (err)
-		return err;
+	/*
+	 * No request may map through the old geometry once it switches:
+	 * drained by the personality (md core's suspend cannot be had here
+	 * on 6.12, section 5.2), on either kernel.
+	 */
+	r5j_geom_freeze(mddev, conf);
 	/* cached stripes are of the old geometry: none may be found again */
 	err = r5j_cache_forget(conf);
 	if (err) {
-		r5j_resume(mddev);
+		r5j_geom_thaw(mddev, conf);
 		pr_err("md/raid:%s: raid5j: reshape not started: stripe cache busy\n",
 		       mdname(mddev));
 		return err;
@@ -222,7 +225,7 @@ int r5j_start_reshape(struct mddev *mddev)
 	conf->reshape_checkpoint = jiffies;
 	conf->reshaping = true;
 	spin_unlock_irq(&conf->lock);
-	r5j_resume(mddev);
+	r5j_geom_thaw(mddev, conf);
 
 	/*
 	 * members beyond the old count are written by the reshape: in sync.
