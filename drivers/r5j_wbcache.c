@@ -513,10 +513,10 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	bool evict_on = READ_ONCE(wb_journal_cache) && conf->log &&
 		!r5j_journal_failed(conf->log) && room;
 	bool over_log = false, queued = false, freed = false, waiting;
-	bool x = false, x_waiting = false;
+	bool x = false, x_waiting = false, counted = all, left = false;
 	struct r5j_stripe *sh, *tmp;
 	u64 limit = 0, x_lsn = 0;
-	int over = 0, mem, budget;
+	int over = 0, mem, budget = INT_MAX;
 
 	/* aged stripes left by the budget go on in the next passes */
 	aged |= wbc->aging;
@@ -535,7 +535,6 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	mem = dirty - wbc->evicted;
 	/* exact under conf->lock, which r5j_get_stripe() waits under */
 	waiting = waitqueue_active(&conf->wait_for_stripe);
-	budget = all ? INT_MAX : destage_budget(conf, mem);
 	if (!all && (mem > high || (mem > low && waiting))) {
 		over = -low;
 		list_for_each_entry(sh, &conf->dirty_list, lru)
@@ -553,11 +552,23 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 			continue;
 		}
 		if (all || (over_log && sh->dirty_unit &&
-			    sh->dirty_unit->lsn < limit) ||
-		    (aged && tick - sh->dirty_tick >= 2 && budget-- > 0)) {
+			    sh->dirty_unit->lsn < limit)) {
 			queue_destage(conf, sh);
 			queued = true;
 			continue;
+		}
+		if (aged && tick - sh->dirty_tick >= 2) {
+			/* counted once, and only here: a walk per pass costs */
+			if (!counted) {
+				budget = destage_budget(conf, mem);
+				counted = true;
+			}
+			if (budget-- > 0) {
+				queue_destage(conf, sh);
+				queued = true;
+				continue;
+			}
+			left = true;
 		}
 		if (over <= 0)
 			continue;
@@ -571,13 +582,14 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 			over--;
 		}
 	}
+	/* one tick's aged stripes and entries may take several passes */
+	wbc->aging = aged && (left || wbc->evicted);
+	if (wbc->aging && wbc->evicted && !counted)
+		budget = destage_budget(conf, mem);
 	if (freed)
 		wake_up(&conf->wait_for_stripe);
 	spin_unlock_irq(&conf->lock);
 
-	/* one tick's aged entries may take several batches */
-	if (aged)
-		wbc->aging = true;
 	if ((all || wbc->aging || over_log) && READ_ONCE(wbc->evicted))
 		queued |= reload_entries(conf, all, wbc->aging, over_log,
 					 limit, x, x_lsn, budget);
