@@ -8,8 +8,8 @@
 # raid5j and raid456.  A journaled array: t-reshape-level-journal.
 #
 #	  a0 a1 a2 a3 (+a4)  md0  RAID5 left-symmetric -> RAID6 of 5
-#	                          (takeover to left-symmetric-6, Q rebuilt
-#	                          on a4, reshape to left-symmetric) -> RAID5
+#	                          (takeover to left-symmetric-6, then the
+#	                          reshape to left-symmetric writing Q on a4) -> RAID5
 #	                          of 4 (reshape to -6, takeover; a4 spare);
 #	                          then the same with --layout=preserve
 #	                          (takeovers only, left-symmetric-6)
