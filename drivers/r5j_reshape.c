@@ -52,6 +52,17 @@ static const char *unsupported(struct r5j_conf *conf,
 	return NULL;
 }
 
+/* under reconfig_mutex, as r5j_hot_add() */
+static bool has_empty_slot(struct r5j_conf *conf)
+{
+	int i;
+
+	for (i = 0; i < conf->raid_disks; i++)
+		if (!rcu_access_pointer(conf->disks[i].rdev))
+			return true;
+	return false;
+}
+
 /*
  * The member with the least room, as raid456's min_offset_diff: the
  * largest new_data_offset - data_offset forwards, the smallest backwards.
@@ -228,13 +239,20 @@ int r5j_start_reshape(struct mddev *mddev)
 	r5j_geom_thaw(mddev, conf);
 
 	/*
-	 * members beyond the old count are written by the reshape: in sync.
-	 * Keeping the count, spares stay spares (recovered after the end:
-	 * the engine does not rebuild a member during a reshape).
+	 * Members beyond the old count are written by the reshape: in sync.
+	 * A spare taking an empty slot below it (a degraded grow, or Q after
+	 * a RAID5 -> RAID6 takeover keeping the count) is written by every
+	 * step and request, and end_reshape() marks it recovered, so no
+	 * recovery follows the reshape, as under raid456: mdadm 4.2's backup
+	 * monitor reads a following recovery as reshape progress and writes
+	 * sync_max after it ends.  Shrinking, spares stay spares.
 	 */
 	rdev_for_each(rdev, mddev) {
 		if (rdev->raid_disk >= 0 || test_bit(Faulty, &rdev->flags) ||
-		    test_bit(Journal, &rdev->flags) || mddev->delta_disks <= 0)
+		    test_bit(Journal, &rdev->flags) || mddev->delta_disks < 0)
+			continue;
+		/* keeping the count: an empty slot only, never a replacement */
+		if (mddev->delta_disks == 0 && !has_empty_slot(conf))
 			continue;
 		if (mddev->pers->hot_add_disk(mddev, rdev))
 			continue;

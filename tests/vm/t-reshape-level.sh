@@ -8,8 +8,8 @@
 # raid5j and raid456.  A journaled array: t-reshape-level-journal.
 #
 #	  a0 a1 a2 a3 (+a4)  md0  RAID5 left-symmetric -> RAID6 of 5
-#	                          (takeover to left-symmetric-6, Q rebuilt
-#	                          on a4, reshape to left-symmetric) -> RAID5
+#	                          (takeover to left-symmetric-6, then the
+#	                          reshape to left-symmetric writing Q on a4) -> RAID5
 #	                          of 4 (reshape to -6, takeover; a4 spare);
 #	                          then the same with --layout=preserve
 #	                          (takeovers only, left-symmetric-6)
@@ -68,17 +68,17 @@ grow() {	# grow DEV ARGS...: mdadm --grow, then wait for all it started
 	wait_grow_children
 	wait_sync "$dev"
 	t1=$(cut -d' ' -f1 /proc/uptime)
-	# sync_max must be max again.  mdadm 4.2's backup monitor can write
-	# a window into sync_max after the reshape ended (md core refuses
-	# it only while the reshape runs), and a later check then stops
-	# there for good.  issue18i fixed the RAID6 -> RAID5 case (its BACKUP
-	# steps are no longer reported); RAID5 -> RAID6 still left 7168 once,
-	# in a CI run under load (reshape.md section 8): under raid5j said
-	# and undone, under raid456 (never seen) a failure.
+	# sync_max should be max again.  mdadm 4.2's backup monitor writes
+	# sync_max before it checks that the reshape still runs, and md core
+	# refuses a lower value only while a sync runs, so a write late by a
+	# few instructions sticks (notes-syncmax.md 2.4): seen once under
+	# raid456 on 6.1 (1024 after RAID6 -> RAID5).  Said and undone under
+	# both personalities; a later check would otherwise stop there.
+	# raid5j's own wide window, a recovery right after the reshape that
+	# mdadm reads as progress (7168), is asserted away for RAID5 -> RAID6.
 	sm=$(md_sysfs "$dev" sync_max)
 	if [ "$sm" != max ]; then
-		[ "$PERSONALITY" = raid5j ] || fail "--grow $*: sync_max after it: got '$sm', expected 'max'"
-		say "  KNOWN (reshape.md 8): mdadm left sync_max at $sm after --grow $*: set to max"
+		say "  KNOWN (mdadm 4.2, notes-syncmax.md 2.4): sync_max left at $sm after --grow $*: set to max"
 		echo max > "/sys/block/$(md_name "$dev")/md/sync_max"
 	fi
 	say "  --grow $* done in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s: $(grep -A1 "^$(md_name "$dev") " /proc/mdstat | tr '\n' ' ')"
@@ -112,8 +112,15 @@ run mdadm --create $D --run --level=5 --chunk=64 --layout=left-symmetric \
 size=$(blockdev --getsize64 $D)
 fio_verify A $D $(region 60m 1)
 run mdadm $D --add $(disk a4)
+mark_kmsg
 grow $D --level=6 --raid-devices=5 --backup-file=/tmp/md0-6.bak
 expect $D raid6 left-symmetric 5 "RAID5 -> RAID6"
+# the spare joins the layout reshape as Q and is written by it: no
+# recovery follows (raid456 the same)
+new_kmsg | grep -q "reshape of RAID array $(md_name $D)" ||
+	fail "RAID5 -> RAID6: no reshape in dmesg: $(new_kmsg | tr '\n' ' ')"
+! new_kmsg | grep "recovery of RAID array $(md_name $D)" ||
+	fail "RAID5 -> RAID6: a recovery ran after the reshape"
 expect_eq "$(blockdev --getsize64 $D)" $size "RAID5 -> RAID6: array size"
 check degraded 0 $D
 fio_verify A $D $(region 60m 1) --verify_only
