@@ -36,7 +36,8 @@ vm_disk j 16M
 vm_boot --timeout 600 --env D="$D" --env LEVEL="$LEVEL" \
 	--env WRITE_MB="${WRITE_MB:-48}" --env LIMIT_S="${LIMIT_S:-300}" \
 	--env STALL_S="${STALL_S:-60}" --env MIN_DIRTY_PCT="${MIN_DIRTY_PCT:-29}" \
-	--env FIXED_RESERVE="${FIXED_RESERVE:-0}" - $D j <<'EOF' || vm_fail "boot"
+	--env FIXED_RESERVE="${FIXED_RESERVE:-0}" \
+	--env RING_SLACK="${RING_SLACK:-1024}" - $D j <<'EOF' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
 MD=/sys/block/md0/md
@@ -55,7 +56,8 @@ stall_watch_start
 # a hang fails here, with what the array was doing
 hang_watchdog "$LIMIT_S"
 [ "$PERSONALITY" = raid5j ] &&
-	jstat_watch_start used_sectors fill evicted_stripes dirty_bytes dirty_stripes
+	jstat_watch_start used_sectors fill evicted_stripes dirty_bytes dirty_stripes \
+		r456 raid456_flush_sectors
 # shellcheck disable=SC2086
 fio_watched full /dev/md0 $FIO
 say "$((WRITE_MB)) MiB of random 4K writes + verify: $(echo "$t1 $t0" | awk '{ print $1 - $2 }') s, longest stall of md0's I/O ${stall} s"
@@ -83,6 +85,16 @@ if [ "$PERSONALITY" = raid5j ]; then
 		# RAID5 held at most 26-27 % of the ring in dirty 4 KiB blocks
 		# before, 31-34 % after (journal.md rule 8, testing.md 4e)
 		# (rule 8', issue 16r: above half the ring, MIN_DIRTY_PCT 50)
+		# raid456's room (on by default): raid456 could recover the
+		# log at any moment; its rewrite after the log and its parity
+		# for every data-only stripe fit the ring
+		if [ "$(jstat raid456_room)" = 1 ]; then
+			say "raid456's room: max flush $(jstat_max raid456_flush_sectors), max used + rewrite $(jstat_max r456) of $ring sectors"
+			[ "$(jstat_max raid456_flush_sectors)" -le "$ring" ] ||
+				fail "raid456's recovery of this log could hit its BUG(): rewrite + parity $(jstat_max raid456_flush_sectors) sectors, ring $ring"
+			[ "$(jstat_max r456)" -le $((ring + RING_SLACK)) ] ||
+				fail "raid456's rewrite would overwrite the log: used + rewrite $(jstat_max r456) sectors, ring $ring (+ $RING_SLACK for destages in flight)"
+		fi
 		if [ "$LEVEL" = 5 ]; then
 			[ "$(jstat_max dirty_bytes)" -ge $((ring * 512 * MIN_DIRTY_PCT / 100)) ] ||
 				fail "dirty_bytes at most $(jstat_max dirty_bytes), below $MIN_DIRTY_PCT % of the ring ($((ring * 512 * MIN_DIRTY_PCT / 100))): the parity reserve takes too much of the journal"
