@@ -392,13 +392,13 @@ static void check_recovery_room(struct r5j_journal *log)
 static u64 raid456_room(struct r5j_journal *log, u64 more, u64 blocks,
 			bool data)
 {
-	u64 n = log->wb_stripes + more, d, rewrite, free;
+	u64 n = log->wb_stripes + more, d, flush, rewrite, free;
 
 	if (!log->raid456_room)
 		return U64_MAX;
 	d = r5j_wbcache_dirty_blocks(log->conf) + blocks;
-	if (data && r5j_raid456_flush(log->conf->max_degraded, n, d) *
-		    R5J_BLOCK_SECTORS > log->fmt.ring_sectors)
+	flush = r5j_raid456_flush(log->conf->max_degraded, n, d);
+	if (data && flush * R5J_BLOCK_SECTORS > log->fmt.ring_sectors)
 		return 0;
 	rewrite = r5j_raid456_rewrite(n, d) * R5J_BLOCK_SECTORS;
 	free = free_sectors(log);
