@@ -43,6 +43,17 @@ module_param_named(writeback_fixed_reserve, wb_fixed_reserve, bool, 0644);
 MODULE_PARM_DESC(writeback_fixed_reserve,
 		 "write-back: rule 8', a fixed journal reserve in place of parity pages per dirty stripe; read at assembly (default 0)");
 
+/*
+ * raid456's room (journal.md, "raid456's room"): cached writes wait while
+ * raid456 could not recover this log after a power cut (its rewrite of
+ * the data-only stripes would overwrite the log's start, or its destage
+ * of them hit a BUG()).  Read when the journal is loaded (assembly).
+ */
+static bool wb_raid456_room = true;
+module_param_named(writeback_raid456_room, wb_raid456_room, bool, 0644);
+MODULE_PARM_DESC(writeback_raid456_room,
+		 "write-back: keep a log raid456 can recover after a power cut; 0 lets dirty data take more of the journal, and only raid5j may then assemble the array after a crash; read at assembly (default 1)");
+
 static void wake_reclaim(struct r5j_journal *log)
 {
 	md_wakeup_thread(log->reclaim_thread);
@@ -372,6 +383,28 @@ static void check_recovery_room(struct r5j_journal *log)
 		  free, need, n, log->fixed ? "'" : "");
 }
 
+/*
+ * Sectors a payload may take and raid456's recovery still fit (lock
+ * held), @more dirty stripes and @blocks dirty blocks counted beyond the
+ * present.  @data: it caches writes, so the dirty total itself is capped
+ * too.  Destages' parity is not held back: it frees more than it takes.
+ */
+static u64 raid456_room(struct r5j_journal *log, u64 more, u64 blocks,
+			bool data)
+{
+	u64 n = log->wb_stripes + more, d, flush, rewrite, free;
+
+	if (!log->raid456_room)
+		return U64_MAX;
+	d = r5j_wbcache_dirty_blocks(log->conf) + blocks;
+	flush = r5j_raid456_flush(log->conf->max_degraded, n, d);
+	if (data && flush * R5J_BLOCK_SECTORS > log->fmt.ring_sectors)
+		return 0;
+	rewrite = r5j_raid456_rewrite(n, d) * R5J_BLOCK_SECTORS;
+	free = free_sectors(log);
+	return free > rewrite ? free - rewrite : 0;
+}
+
 /* Room beyond what dirty stripes keep, @more of them counted (lock held). */
 static u64 room_left(struct r5j_journal *log, u64 more)
 {
@@ -449,6 +482,9 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	if (what == R5J_LOG_DATA && !test_bit(R5J_STRIPE_DIRTY, &sh->state))
 		pin = true;
 	room = room_left(log, pin);
+	if (what == R5J_LOG_DATA || what == R5J_LOG_STRIPE)
+		room = min(room, raid456_room(log, pin, 0,
+					      what == R5J_LOG_DATA));
 	if (what == R5J_LOG_X) {
 		room = free_sectors(log);	/* X alone may use R */
 	} else if (what == R5J_LOG_PARITY && log->fixed) {
@@ -682,9 +718,12 @@ bool r5j_journal_data_fits(struct r5j_journal *log, struct r5j_stripe *sh,
 			   int pages)
 {
 	u64 need = (u64)(pages + 1) * R5J_BLOCK_SECTORS, room;
+	bool more = !test_bit(R5J_STRIPE_DIRTY, &sh->state);
 
 	spin_lock_irq(&log->lock);
-	room = room_left(log, !test_bit(R5J_STRIPE_DIRTY, &sh->state));
+	/* the blocks are counted dirty only once taken: count them here */
+	room = min(room_left(log, more),
+		   raid456_room(log, more, pages, true));
 	spin_unlock_irq(&log->lock);
 	return need <= room;
 }
@@ -734,6 +773,16 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 
 	spin_lock_irq(&log->lock);
 	use = log->used + r5j_journal_wb_kept(log, log->wb_stripes);
+	if (log->raid456_room && log->wb_stripes) {
+		/* cached writes wait at raid456's room: destage before it */
+		u64 d = r5j_wbcache_dirty_blocks(log->conf);
+		u64 n = log->wb_stripes;
+
+		use = max3(use, log->used + R5J_BLOCK_SECTORS +
+			   r5j_raid456_rewrite(n, d) * R5J_BLOCK_SECTORS,
+			   r5j_raid456_flush(log->conf->max_degraded, n, d) *
+			   R5J_BLOCK_SECTORS);
+	}
 	if (log->failed || use * 100 <= ring * high) {
 		spin_unlock_irq(&log->lock);
 		return false;
@@ -1326,7 +1375,7 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 {
 	struct r5j_journal_stats st;
-	u64 used, ring, tail, head, seq, wb_reserved, wb_stripes;
+	u64 used, ring, tail, head, seq, wb_reserved, wb_stripes, dirty;
 	bool failed;
 	int len = 0;
 
@@ -1334,6 +1383,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	st = log->stats;
 	wb_reserved = r5j_journal_wb_kept(log, log->wb_stripes);
 	wb_stripes = log->wb_stripes;
+	dirty = r5j_wbcache_dirty_blocks(log->conf);
 	used = log->used;
 	ring = log->fmt.ring_sectors;
 	tail = log->tail;
@@ -1359,7 +1409,9 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "destaged_rmw %llu\ndestage_reads_saved %llu\n"
 			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n"
 			  "parity_waits %llu\nwb_stripes %llu\nroom_short %llu\n"
-			  "fixed_reserve %d\nx_units %llu\n",
+			  "fixed_reserve %d\nx_units %llu\n"
+			  "raid456_room %d\nraid456_rewrite_sectors %llu\n"
+			  "raid456_flush_sectors %llu\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.log_flushes, st.empty_units, st.stripes,
 			  st.data_pages,
@@ -1378,7 +1430,12 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
 			  READ_ONCE(log->conf->destage_batches),
 			  st.parity_waits, wb_stripes, st.room_short,
-			  log->fixed, st.x_units);
+			  log->fixed, st.x_units, log->raid456_room,
+			  r5j_raid456_rewrite(wb_stripes, dirty) *
+			  R5J_BLOCK_SECTORS,
+			  r5j_raid456_flush(log->conf->max_degraded,
+					    wb_stripes, dirty) *
+			  R5J_BLOCK_SECTORS);
 	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 
@@ -1431,6 +1488,7 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	log->pin_cap = r5j_wb_pin_cap(log->fmt.ring_sectors);
 	/* rule 8': C, so that X's parity fits a unit and its head pool */
 	log->fixed = READ_ONCE(wb_fixed_reserve);
+	log->raid456_room = READ_ONCE(wb_raid456_room);
 	if (log->fixed)
 		log->pin_cap = r5j_wb_x_cap(log->pin_cap,
 					    r5j_parity_batch(conf->max_degraded));

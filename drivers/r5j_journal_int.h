@@ -101,6 +101,7 @@ struct r5j_journal {
 	u64 wb_stripes;			/* dirty stripes, parity not logged */
 	u32 pin_cap;			/* stripes a unit may pin (rule 8) */
 	bool fixed;			/* rule 8' (writeback_fixed_reserve) */
+	bool raid456_room;		/* writeback_raid456_room */
 	struct list_head x_wait;	/* rule 8': parity for the X unit */
 	u32 x_count;			/* stripes on x_wait */
 	bool wb_logged;			/* mode the newest meta block records */

@@ -98,6 +98,14 @@ void r5j_wbcache_count(struct r5j_conf *conf, int blocks)
 		atomic64_add(blocks, &conf->wbc->dirty_blocks);
 }
 
+/* Dirty blocks, in memory or evicted (what raid456 would rewrite). */
+u64 r5j_wbcache_dirty_blocks(struct r5j_conf *conf)
+{
+	s64 d = conf->wbc ? atomic64_read(&conf->wbc->dirty_blocks) : 0;
+
+	return d > 0 ? d : 0;
+}
+
 static int key_cmp(sector_t s1, bool p1, sector_t s2, bool p2)
 {
 	if (s1 != s2)

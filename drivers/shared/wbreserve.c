@@ -51,3 +51,26 @@ u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes)
 		return 0;
 	return r5j_wb_fixed_reserve(p, c) + (u64)(p - 1) * stripes;
 }
+
+/*
+ * raid456's recovery of a write-back log (journal.md, "raid456's room"):
+ * it rewrites each of the @stripes data-only stripes (@blocks dirty
+ * blocks in all) as a meta block and its data right after the log, then
+ * an empty meta block, and only then moves journal_tail: the log must
+ * have this many blocks free after it, or raid456 overwrites its start.
+ */
+u64 r5j_raid456_rewrite(u64 stripes, u64 blocks)
+{
+	return stripes ? stripes + blocks + 1 : 0;
+}
+
+/*
+ * Then it releases them all at once, each logging a meta block and P
+ * parity pages; the stripe at the new journal_tail finding no room is a
+ * BUG() in its r5l_write_stripe().  The rewrite and all of that must fit
+ * the ring.
+ */
+u64 r5j_raid456_flush(int p, u64 stripes, u64 blocks)
+{
+	return stripes ? stripes * (2 + (u64)p) + blocks + 1 : 0;
+}

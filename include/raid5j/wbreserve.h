@@ -26,5 +26,7 @@ u32 r5j_wb_pin_cap(u64 ring_sectors);
 u32 r5j_wb_x_cap(u32 pin_cap, u32 parity_batch);
 u64 r5j_wb_fixed_reserve(int p, u32 c);
 u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes);
+u64 r5j_raid456_rewrite(u64 stripes, u64 blocks);
+u64 r5j_raid456_flush(int p, u64 stripes, u64 blocks);
 
 #endif /* RAID5J_WBRESERVE_H */

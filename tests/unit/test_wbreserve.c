@@ -92,11 +92,49 @@ static void test_r_comes_back(void)
 	}
 }
 
+/*
+ * raid456's recovery of a write-back log, modelled block by block (6.1
+ * raid5-cache.c): each data-only stripe rewritten as a meta block and
+ * its dirty blocks after the log, an empty meta block, then every
+ * stripe's parity (meta + P) logged in the worst order, the stripe at
+ * the new journal_tail last.  The model's peak use must be the flush
+ * bound, and its rewrite the rewrite bound, for any split of d blocks.
+ */
+static void test_raid456_model(void)
+{
+	static const u64 per[] = { 1, 3, 1, 2, 4, 1 };
+	int p, k;
+	u64 n;
+
+	CHECK_EQ(r5j_raid456_rewrite(0, 0), 0);
+	CHECK_EQ(r5j_raid456_flush(1, 0, 0), 0);
+	CHECK_EQ(r5j_raid456_rewrite(1, 1), 3);
+	CHECK_EQ(r5j_raid456_flush(1, 100, 100), 401);
+	CHECK_EQ(r5j_raid456_flush(2, 100, 100), 501);
+	for (p = 1; p <= 2; p++) {
+		for (n = 1; n <= 6; n++) {
+			u64 rewrite = 0, peak, d = 0;
+
+			for (k = 0; k < (int)n; k++) {
+				rewrite += 1 + per[k];
+				d += per[k];
+			}
+			rewrite += 1;		/* the empty meta block */
+			peak = rewrite;
+			for (k = 0; k < (int)n; k++)
+				peak += 1 + (u64)p;	/* none frees before the last */
+			CHECK_EQ(r5j_raid456_rewrite(n, d), rewrite);
+			CHECK_EQ(r5j_raid456_flush(p, n, d), peak);
+		}
+	}
+}
+
 int main(void)
 {
 	RUN_TEST(test_pin_cap);
 	RUN_TEST(test_x_cap);
 	RUN_TEST(test_reserve);
 	RUN_TEST(test_r_comes_back);
+	RUN_TEST(test_raid456_model);
 	return TEST_DONE();
 }

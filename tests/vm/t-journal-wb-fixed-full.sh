@@ -9,7 +9,7 @@
 # every block verified after and journal_stats showing fixed_reserve 1.
 # Under raid456 the same I/O and verify run, without the journal
 # assertions (raid456 has no such parameter).
-export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_fixed_reserve=1"
+export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_fixed_reserve=1 writeback_raid456_room=${RAID456_ROOM:-0}"
 export VM_TEST=${VM_TEST:-t-journal-wb-fixed-full}
 export MIN_DIRTY_PCT=${MIN_DIRTY_PCT:-50}
 export FIXED_RESERVE=1

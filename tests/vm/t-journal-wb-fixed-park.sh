@@ -9,7 +9,7 @@
 # under rule 8, nothing hangs, room_short 0, no WARNING, and every block
 # verifies after the switch to write-through and after a reassembly.
 # Under raid456 the same I/O and checks without the journal assertions.
-export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_fixed_reserve=1"
+export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_fixed_reserve=1 writeback_raid456_room=${RAID456_ROOM:-0}"
 export VM_TEST=${VM_TEST:-t-journal-wb-fixed-park}
 export FIXED_RESERVE=1
 exec "$(dirname "$0")/t-journal-wb-jcache-park.sh"

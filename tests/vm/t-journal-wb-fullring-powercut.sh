@@ -38,7 +38,7 @@
 # writing and raid456 recovering (WRITE_PERSONALITY=raid5j
 # RESTART_PERSONALITY=raid456): the cut is at a full ring as above
 # (journal.md section 15, "raid456 recovering such a log").
-export R5J_MODPARAMS="writeback_journal_cache=1${R5J_MODPARAMS:+ $R5J_MODPARAMS} writeback_fixed_reserve=1"
+export R5J_MODPARAMS="writeback_journal_cache=1${R5J_MODPARAMS:+ $R5J_MODPARAMS} writeback_fixed_reserve=1 writeback_raid456_room=${RAID456_ROOM:-0}"
 export CYCLES=${CYCLES:-2} JOURNAL_MB=${JOURNAL_MB:-4} STRIPE_CACHE=${STRIPE_CACHE:-32}
 export LOG_HIGH=${LOG_HIGH:-90} CUT_FULL=${CUT_FULL:-1} JWATCH=1
 export VM_TEST=${VM_TEST:-t-journal-wb-fullring-powercut}

@@ -25,7 +25,10 @@
 # FIXED_RESERVE=1 (t-journal-wb-fixed-park: rule 8', module parameter
 # writeback_fixed_reserve=1): journal_stats must show fixed_reserve 1 and
 # x_units > 0 (the oldest unit's parity went into a unit X).
-export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_journal_cache=1"
+# raid456's room (journal.md section 15, on by default) keeps cached
+# writes from filling the ring, so the parking path needs it off
+# (writeback_raid456_room=0; RAID456_ROOM=1 to run with it).
+export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_journal_cache=1 writeback_raid456_room=${RAID456_ROOM:-0}"
 
 . "$(dirname "$0")/lib.sh"
 
