@@ -52,6 +52,8 @@
 # present.
 #
 # PERSONALITY=raid456 (validation): the same, raid456 in every boot.
+# MD1_MISSING=NAME: the member md1 restarts without (default b1; empty:
+# all members, a control).
 #
 # Disks: 8 x 32 MiB, 2 x 128 MiB (sparse).  Boots: 3.  Timeouts: 150 s a boot
 # (x VM_TIMEOUT_SCALE).
@@ -61,6 +63,8 @@
 vm_stamp
 MD0="a0 a1 a2 a3"
 MD1="b0 b1 b2 b3"
+# the member md1 restarts without (empty: all members, a control)
+MD1_MISSING=${MD1_MISSING-b1}
 vm_disks 32M $MD0 $MD1
 vm_disks 128M dump0 dump1
 
@@ -228,15 +232,15 @@ pass "md0: shrink cut mid-way resumed and finished"
 echo 1000 > /proc/sys/dev/raid/speed_limit_max
 echo 500 > /proc/sys/dev/raid/speed_limit_min
 D=/dev/md1
-if ! mdadm --assemble --run $D $(disks b0 b2 b3) > /tmp/asm.out 2>&1; then
+if ! mdadm --assemble --run $D $(disks_but "$MISSING" b0 b1 b2 b3) > /tmp/asm.out 2>&1; then
 	cat /tmp/asm.out
-	fail "md1 (cut mid-reshape, b1 missing): assembly failed under $PERSONALITY: $(tail -n 2 /tmp/asm.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 3 | tr '\n' ' ')"
+	fail "md1 (cut mid-reshape, ${MISSING:-none} missing): assembly failed under $PERSONALITY: $(tail -n 2 /tmp/asm.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 3 | tr '\n' ' ')"
 fi
 cat /tmp/asm.out
 check raid5 $D
-check degraded 1 $D
+check degraded $([ -n "$MISSING" ] && echo 1 || echo 0) $D
 reshaping $D || fail "md1: no reshape after the assembly: $(tr '\n' ' ' < /proc/mdstat)"
-say "md1 resumed degraded at reshape_position $(md_sysfs $D reshape_position): $(wait_reshape_line $D)"
+say "md1 resumed (${MISSING:-none} missing) at reshape_position $(md_sysfs $D reshape_position): $(wait_reshape_line $D)"
 fast_sync
 wait_grow_children
 wait_sync $D
@@ -246,9 +250,11 @@ expect_eq "$(blockdev --getsize64 $D)" "$SIZE1" "md1 size"
 fio_verify A1 $D $(reg_A $SIZE1) --verify_only
 dd if=$D of=$(disk dump1) bs=64k count=$((BLOCKS1 / 16)) iflag=direct 2>/dev/null ||
 	fail "copying md1 failed"
-run mdadm --zero-superblock $(disk b1)
-run mdadm $D --add $(disk b1)
-wait_sync $D
+if [ -n "$MISSING" ]; then
+	run mdadm --zero-superblock $(disk "$MISSING")
+	run mdadm $D --add $(disk "$MISSING")
+	wait_sync $D
+fi
 check state "[4/4]" $D
 check mismatch $D
 cmp -n $((BLOCKS1 * 4096)) $(disk dump1) $D || fail "md1: the stamped part changed in the rebuild"
@@ -259,7 +265,7 @@ check dmesg
 EOF
 )
 vm_boot --timeout 150 --env SIZE0="$size0" --env BLOCKS0="$blocks0" \
-	--env SIZE1="$size1" --env BLOCKS1="$blocks1" \
+	--env MISSING="$MD1_MISSING" --env SIZE1="$size1" --env BLOCKS1="$blocks1" \
 	"$g" $MD0 $MD1 dump0 dump1 || vm_fail "boot 3 ($PERSONALITY): restart"
 "$STAMP" check "$(vm_disk_path dump0)" "$blocks0" "$BUILD/vm-logs/$VM_TEST.acks0" ||
 	vm_fail "md0: acknowledged data lost or garbage after the resumed shrink"
