@@ -106,6 +106,40 @@ start_held() {
 }
 EOF
 
+# mid_reshape WHAT END-KIB DISK...: every member's superblock has a reshape
+# position strictly inside the array (mdadm --examine prints KiB)
+mid_reshape() {
+	local what=$1 end=$2 d pos
+	shift 2
+	for d in "$@"; do
+		pos=$(mdadm --examine "$(vm_disk_path "$d")" | sed -n "s/^ *Reshape pos'n : \([0-9]*\).*/\1/p")
+		[ -n "$pos" ] || vm_fail "$what: $d: no reshape in progress in its superblock (the cut came after the end?)"
+		[ "$pos" -gt 0 ] && [ "$pos" -lt "$end" ] ||
+			vm_fail "$what: $d: reshape position $pos KiB not strictly inside the array (0..$end KiB)"
+		echo "$what: $d: reshape position $pos KiB of $end"
+	done
+}
+# cut N MARK MIN-MS SPAN-MS WHAT GUEST DISK...: boot GUEST (md N), cut
+# the power MIN-MS plus up to SPAN-MS after its mark; the cut must land
+# mid-reshape.  Sets size, blocks, acks, kill_ms; the acknowledgements in
+# build/vm-logs/<test>.acksN.
+cut() {
+	local n=$1 mark=$2 what=$5 g=$6
+	kill_ms=$(($3 + RANDOM % $4))
+	shift 6
+	vm_boot --timeout 150 --kill-mark "$mark" \
+		--kill-after "$(printf '%d.%03d' $((kill_ms / 1000)) $((kill_ms % 1000)))" \
+		"$g" "$@" || vm_fail "boot $((n + 1)) ($PERSONALITY): $what"
+	[ "$VM_KILLED" = 1 ] || vm_fail "boot $((n + 1)) was not killed"
+	size=$(vm_val size)
+	blocks=$(vm_val blocks)
+	[ -n "$size" ] && [ -n "$blocks" ] || vm_fail "boot $((n + 1)) reported no size"
+	grep '^A ' "$VM_RESULTS" > "$BUILD/vm-logs/$VM_TEST.acks$n"
+	acks=$(wc -l < "$BUILD/vm-logs/$VM_TEST.acks$n")
+	[ "$acks" -gt 0 ] || vm_fail "md$n: no write acknowledged before the power cut"
+	mid_reshape "md$n" $((size / 1024)) "$@"
+}
+
 # ---- boot 1: a shrink cut with writes in flight ----------------------------
 g=$(guest 1 <<'EOF'
 D=/dev/md0
@@ -127,33 +161,8 @@ mark writing
 fail "the writer ran to its end: the power cut did not come"
 EOF
 )
-kill_ms=$((1500 + RANDOM % 1500))
-vm_boot --timeout 150 --kill-mark writing \
-	--kill-after "$(printf '%d.%03d' $((kill_ms / 1000)) $((kill_ms % 1000)))" \
-	"$g" $MD0 || vm_fail "boot 1 ($PERSONALITY): shrink"
-B1=$VM_BOOT_SECS
-[ "$VM_KILLED" = 1 ] || vm_fail "boot 1 was not killed"
-size0=$(vm_val size)
-blocks0=$(vm_val blocks)
-[ -n "$size0" ] && [ -n "$blocks0" ] || vm_fail "boot 1 reported no size"
-grep '^A ' "$VM_RESULTS" > "$BUILD/vm-logs/$VM_TEST.acks0"
-acks0=$(wc -l < "$BUILD/vm-logs/$VM_TEST.acks0")
-[ "$acks0" -gt 0 ] || vm_fail "md0: no write acknowledged before the power cut"
-
-# mid_reshape WHAT END-KIB DISK...: every member's superblock has a reshape
-# position strictly inside the array (mdadm --examine prints KiB)
-mid_reshape() {
-	local what=$1 end=$2 d pos
-	shift 2
-	for d in "$@"; do
-		pos=$(mdadm --examine "$(vm_disk_path "$d")" | sed -n "s/^ *Reshape pos'n : \([0-9]*\).*/\1/p")
-		[ -n "$pos" ] || vm_fail "$what: $d: no reshape in progress in its superblock (the cut came after the end?)"
-		[ "$pos" -gt 0 ] && [ "$pos" -lt "$end" ] ||
-			vm_fail "$what: $d: reshape position $pos KiB not strictly inside the array (0..$end KiB)"
-		echo "$what: $d: reshape position $pos KiB of $end"
-	done
-}
-mid_reshape md0 $((size0 / 1024)) $MD0
+cut 0 writing 1500 1500 shrink "$g" $MD0
+B1=$VM_BOOT_SECS size0=$size blocks0=$blocks acks0=$acks
 echo "md0: power cut ${kill_ms} ms into the writes, $acks0 writes acknowledged"
 
 # ---- boot 2: a chunk change cut with the array clean -----------------------
@@ -186,19 +195,8 @@ sleep 60
 fail "the power cut did not come"
 EOF
 )
-kill_ms=$((300 + RANDOM % 1000))
-vm_boot --timeout 150 --kill-mark quiet \
-	--kill-after "$(printf '%d.%03d' $((kill_ms / 1000)) $((kill_ms % 1000)))" \
-	"$g" $MD1 || vm_fail "boot 2 ($PERSONALITY): chunk change"
-B2=$VM_BOOT_SECS
-[ "$VM_KILLED" = 1 ] || vm_fail "boot 2 was not killed"
-size1=$(vm_val size)
-blocks1=$(vm_val blocks)
-[ -n "$size1" ] && [ -n "$blocks1" ] || vm_fail "boot 2 reported no size"
-grep '^A ' "$VM_RESULTS" > "$BUILD/vm-logs/$VM_TEST.acks1"
-acks1=$(wc -l < "$BUILD/vm-logs/$VM_TEST.acks1")
-[ "$acks1" -gt 0 ] || vm_fail "md1: no write acknowledged"
-mid_reshape md1 $((size1 / 1024)) $MD1
+cut 1 quiet 300 1000 "chunk change" "$g" $MD1
+B2=$VM_BOOT_SECS size1=$size blocks1=$blocks acks1=$acks
 # The cut came with no user write in flight: raid456's superblocks then
 # say clean.  raid5j's reshape steps write through md_write_start(),
 # which marks the array dirty for as long as steps follow each other, so
