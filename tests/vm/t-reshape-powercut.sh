@@ -119,11 +119,11 @@ mid_reshape() {
 		echo "$what: $d: reshape position $pos KiB of $end"
 	done
 }
-# cut N MARK MIN-MS SPAN-MS WHAT GUEST DISK...: boot GUEST (md N), cut
+# power_cut N MARK MIN-MS SPAN-MS WHAT GUEST DISK...: boot GUEST (md N), cut
 # the power MIN-MS plus up to SPAN-MS after its mark; the cut must land
 # mid-reshape.  Sets size, blocks, acks, kill_ms; the acknowledgements in
 # build/vm-logs/<test>.acksN.
-cut() {
+power_cut() {
 	local n=$1 mark=$2 what=$5 g=$6
 	kill_ms=$(($3 + RANDOM % $4))
 	shift 6
@@ -161,7 +161,7 @@ mark writing
 fail "the writer ran to its end: the power cut did not come"
 EOF
 )
-cut 0 writing 1500 1500 shrink "$g" $MD0
+power_cut 0 writing 1500 1500 shrink "$g" $MD0
 B1=$VM_BOOT_SECS size0=$size blocks0=$blocks acks0=$acks
 echo "md0: power cut ${kill_ms} ms into the writes, $acks0 writes acknowledged"
 
@@ -195,7 +195,7 @@ sleep 60
 fail "the power cut did not come"
 EOF
 )
-cut 1 quiet 300 1000 "chunk change" "$g" $MD1
+power_cut 1 quiet 300 1000 "chunk change" "$g" $MD1
 B2=$VM_BOOT_SECS size1=$size blocks1=$blocks acks1=$acks
 # The cut came with no user write in flight: raid456's superblocks then
 # say clean.  raid5j's reshape steps write through md_write_start(),
