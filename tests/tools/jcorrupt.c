@@ -45,6 +45,10 @@
  *	           "restage A SA C SC clean B SB" (member, array sector; B
  *	           never written)
  *	flush      N meta blocks of FLUSH payloads, 507 stripes each
+ *	txn        N is "PARITY:D1,D2,...": one transaction, DATA at each
+ *	           array sector Di (tags 5000, 5001 ...), then PARITY (their
+ *	           XOR, RAID4/5) at dev sector PARITY, whatever the geometry
+ *	           says (tests/vm/t-reshape-crafted.sh picks them)
  *	Prints "crafted KIND txns T pages P stripes S end POS seq SEQ".
  *   jcorrupt canary JOURNAL CUT MEMBER...
  *	Split the log at transaction CUT: the prefix [0, CUT) is what
@@ -683,7 +687,8 @@ static int cmd_craft(const char *path, const char *kind, const char *ns)
 	static struct journal j;
 	static struct craft cr;
 	struct r5j_stripe_map map;
-	u64 n = ns ? strtoull(ns, NULL, 0) : 1, i, s, stripes = 0;
+	u64 n = ns && strcmp(kind, "txn") ? strtoull(ns, NULL, 0) : 1;
+	u64 i, s, stripes = 0;
 	u64 fl[507];
 	int nd, k, dd;
 
@@ -761,6 +766,32 @@ static int cmd_craft(const char *path, const char *kind, const char *ns)
 		       m[0], (ull)r5j_array_sector_of(&j.geom, 0, m[0]),
 		       m[2], (ull)r5j_array_sector_of(&j.geom, 0, m[2]),
 		       m[1], (ull)r5j_array_sector_of(&j.geom, 0, m[1]));
+	} else if (!strcmp(kind, "txn")) {
+		const char *p = ns;
+		char *e;
+		u64 parity;
+
+		if (j.geom.level == 6)
+			die("txn: RAID4/5 only");
+		if (!p)
+			die("txn: PARITY:D1,D2,... needed");
+		parity = strtoull(p, &e, 0);
+		if (e == p || *e != ':')
+			die("txn: '%s' is not PARITY:D1,D2,...", ns);
+		craft_begin(&cr);
+		k = 0;
+		do {
+			p = e + 1;
+			s = strtoull(p, &e, 0);
+			if (e == p || (*e && *e != ','))
+				die("txn: bad data sector list '%s'", ns);
+			if (k == 200)
+				die("txn: at most 200 data sectors");
+			craft_data(&cr, s, 5000 + (unsigned int)k++);
+		} while (*e);
+		craft_parity_xor(&cr, parity, (unsigned int)k);
+		craft_commit(&cr);
+		stripes = 1;
 	} else if (!strcmp(kind, "flush")) {
 		for (i = 0; i < n; i++) {
 			craft_begin(&cr);

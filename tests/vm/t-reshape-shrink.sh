@@ -34,7 +34,11 @@
 #    and in mdadm --detail (the last member), reshape_position none,
 #    size the --array-size one; md/sync_max "max" (a number left there
 #    makes the next check stop at it and never finish: the issue-18
-#    finding, with members larger than the data area), `check`
+#    finding, with members larger than the data area; on 6.12 mdadm
+#    4.2's late write leaves md1 at 61056 under either personality, about
+#    1 run in 2 (on 6.1 too, under load): exactly that value is said as
+#    KNOWN and reset, notes-syncmax.md 5, any other a failure; md1's sync state is sampled every ~3 ms around the end and
+#    said: on 6.12, or with SHRINK_SAMPLES=1), `check`
 #    finishes within 60 s with mismatch_cnt 0; md0: a check started
 #    with sync_max 16384 waits there (md core's brake: raid456 the
 #    same) and ends once released; mdadm --remove of the spare works;
@@ -111,6 +115,71 @@ check_held() {
 	expect_eq "$(md_sysfs "$1" mismatch_cnt)" 0 "$2 mismatch_cnt after the held check"
 }
 HELD=16384
+# md1's end is sampled (below) on 6.12, elsewhere with SHRINK_SAMPLES=1
+# on the host: on 6.1 the loop's load could move the race it watches
+case $(uname -r) in
+6.12.*) SAMPLE=1 ;;
+*) SAMPLE=${SHRINK_SAMPLES:-0} ;;
+esac
+# sample_start DEV: until sample_stop, append a line to /tmp/samples each
+# time DEV's sync_completed | sync_action | sync_max | reshape_position,
+# or the system call mdadm's backup monitor (pid in /tmp/mdpid once
+# known) sits in, changes; about every 3 ms, builtins only (no fork per
+# sample).  Shows what mdadm could see around the end of the reshape
+# (notes-syncmax.md 5.3); 270 is pselect6 (mdadm's poll of
+# sync_completed), "running" a running monitor.
+sample_start() {
+	local d
+	d=/sys/block/$(md_name "$1")/md
+	rm -f /tmp/sample.stop /tmp/samples /tmp/mdpid
+	[ -p /tmp/sample.fifo ] || mkfifo /tmp/sample.fifo
+	(
+		exec 9<> /tmp/sample.fifo
+		prev= pid= sy=-
+		while [ ! -e /tmp/sample.stop ] && [ -d $d ]; do
+			read -r sc < $d/sync_completed
+			read -r sa < $d/sync_action
+			read -r sm < $d/sync_max
+			read -r rp < $d/reshape_position
+			[ -z "$pid" ] && [ -s /tmp/mdpid ] && read -r pid < /tmp/mdpid
+			if [ -n "$pid" ]; then
+				read -r sy _ 2> /dev/null < /proc/$pid/syscall || sy=gone
+			fi
+			cur="$sc | $sa | $sm | $rp | $sy"
+			if [ "$cur" != "$prev" ]; then
+				echo "$EPOCHREALTIME $cur" >> /tmp/samples
+				prev=$cur
+			fi
+			read -r -t 0.003 -u 9 _
+		done
+	) &
+	spid=$!
+}
+# sample_pid: the pid of mdadm's --grow monitor, for the sampler.
+# Builtins only: a fork per process took seconds under TCG, long enough
+# for a whole reshape to end before wait_reshape_line looked.
+sample_pid() {
+	local p a
+	for p in /proc/[0-9]*; do
+		mapfile -d '' -t a 2> /dev/null < "$p/cmdline" || continue
+		[ "${a[0]##*/}" = mdadm ] && [[ " ${a[*]} " == *" --grow "* ]] &&
+			{ echo "${p#/proc/}" > /tmp/mdpid; return 0; }
+	done
+}
+# sample_stop: end the sampler; say the samples from 10 before the first
+# one with reshape_position none after the reshape on (ms relative to it)
+sample_stop() {
+	: > /tmp/sample.stop
+	wait "$spid"
+	say "  samples (ms from the end | sync_completed | sync_action | sync_max | reshape_position | monitor syscall):"
+	awk '{ t[NR] = $1; l[NR] = $0; none = $0 ~ /\| none \| [^|]*$/
+	       if (!none) on = 1; else if (on && !e) e = NR }
+	     END { if (!e) e = NR; f = e > 10 ? e - 10 : 1; if (NR - f > 40) f = NR - 40
+		   for (i = f; i <= NR; i++) { sub(/^[^ ]* /, "", l[i]); printf "%+9.1f  %s\n", (t[i] - t[e]) * 1000, l[i] } }' /tmp/samples |
+	while IFS= read -r line; do
+		say "    $line"
+	done
+}
 EOF
 
 # ---- boot 1: shrink under I/O ----------------------------------------------
@@ -142,12 +211,14 @@ while read -r md lv nold bk dl; do
 	# raid_disks, and md core takes a higher offset only backwards
 	[ "$bk" = 1 ] || echo backwards > /sys/block/md$md/md/reshape_direction
 	t0=$(cut -d' ' -f1 /proc/uptime)
+	[ "$bk" = 1 ] && [ "$SAMPLE" = 1 ] && sample_start $D
 	if ! mdadm --grow $D --raid-devices=$nnew $bkopt > /tmp/grow.out 2>&1; then
 		cat /tmp/grow.out
 		fail "$what: mdadm --grow failed under $PERSONALITY: $(tail -n 2 /tmp/grow.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 3 | tr '\n' ' ')"
 	fi
 	cat /tmp/grow.out
 	say "  $(wait_reshape_line $D)"
+	[ "$bk" = 1 ] && [ "$SAMPLE" = 1 ] && sample_pid
 	say "  direction $(md_sysfs $D reshape_direction), $(grep -A1 "^md$md " /proc/mdstat | tail -n 1)"
 	fio_over_reshape "$what" $D $md 0
 	i=$seed
@@ -155,7 +226,30 @@ while read -r md lv nold bk dl; do
 	say "  $(grep -A1 "^md$md " /proc/mdstat | tr '\n' ' ')"
 	expect_eq "$(md_sysfs $D raid_disks)" $nnew "$what md/raid_disks"
 	expect_eq "$(md_sysfs $D reshape_position)" none "$what md/reshape_position"
-	expect_eq "$(md_sysfs $D sync_max)" max "$what md/sync_max after the reshape"
+	sm=$(md_sysfs $D sync_max)
+	[ "$bk" = 1 ] && [ "$SAMPLE" = 1 ] && sample_stop
+	# mdadm 4.2's backup monitor writes sync_max first on every pass and
+	# can make one more pass after the reshape ended; its write then
+	# sticks (notes-syncmax.md 5).  On 6.12 that happens under both
+	# personalities (61056, its value before the shrink's critical
+	# section): 6.12's sync_action reads "recover" during the reap while
+	# sync_completed is still a number, and mdadm leaves its poll on it
+	# (5.3).  On 6.1 it was seen too, under load, under both
+	# personalities (2 of 4 runs, 2026-12-06).  So exactly mdadm's value
+	# (61440 - 768 / 2: the member size less half its backup unit) is
+	# KNOWN on both kernels; any other number fails (raid5j's old bug
+	# left 61440).  Without a backup file mdadm runs no monitor: a
+	# number there is always a failure.
+	if [ "$sm" != max ]; then
+		case $bk:$sm in
+		1:61056)
+			say "  KNOWN (mdadm 4.2, notes-syncmax.md 5): sync_max left at $sm after $what: set to max"
+			echo max > /sys/block/md$md/md/sync_max ||
+				fail "$what: sync_max max refused"
+			;;
+		*) fail "$what md/sync_max after the reshape: got '$sm', expected 'max'" ;;
+		esac
+	fi
 	check raid$lv $D
 	check nosync
 	check state "[$nnew/$nnew]" $D
@@ -181,7 +275,8 @@ done <<< "$ARRAYS"
 check dmesg
 EOF
 )
-vm_boot --timeout 240 "$g" $ALL || vm_fail "boot 1 ($PERSONALITY): shrink"
+vm_boot --timeout 240 --env SHRINK_SAMPLES="${SHRINK_SAMPLES:-0}" "$g" $ALL ||
+	vm_fail "boot 1 ($PERSONALITY): shrink"
 B1=$VM_BOOT_SECS
 facts=
 for md in 0 1; do
