@@ -398,6 +398,13 @@ void r5j_finish_reshape(struct mddev *mddev);
 sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 			  int *skipped);
 void r5j_reshape_free(struct r5j_conf *conf);
+void r5j_step_end_io(struct bio *bio);
+
+/* A reshape step's own bio: not a user write, md core is not told. */
+static inline bool r5j_is_step_bio(struct bio *bio)
+{
+	return bio->bi_end_io == r5j_step_end_io;
+}
 void r5j_journal_offset_fixed(struct mddev *mddev);
 
 /* r5j_stripe.c, for the reshape */

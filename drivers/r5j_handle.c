@@ -692,7 +692,8 @@ static void end_write_part(struct r5j_stripe *sh, struct r5j_bref *ref,
 		bi->bi_status = BLK_STS_IOERR;
 	r5j_bitmap_endwrite(conf->mddev, sh->sector, R5J_STRIPE_SECTORS,
 			    ok && !test_bit(R5J_STRIPE_DEGRADED, &sh->state));
-	md_write_end(conf->mddev);
+	if (!r5j_is_step_bio(bi))
+		md_write_end(conf->mddev);
 	if (test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags)) {
 		spin_lock_irqsave(&conf->lock, flags);
 		r5j_blist_add(&conf->held, ref);

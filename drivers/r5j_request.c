@@ -50,7 +50,8 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 					 is_write ? R5J_GET_WRITE : 0);
 	WARN_ON_ONCE(sh->sector != dev_sector || sh->geom != g);
 	if (is_write) {
-		md_write_inc(mddev, bi);
+		if (!r5j_is_step_bio(bi))
+			md_write_inc(mddev, bi);
 		/*
 		 * Bitmap bit set before the share can reach the stripe, and
 		 * only once the stripe is active: quiesce waits for active

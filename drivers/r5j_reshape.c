@@ -435,7 +435,7 @@ static void interrupted(struct mddev *mddev, struct r5j_conf *conf)
 	md_wakeup_thread(mddev->thread);
 }
 
-static void step_end_io(struct bio *bio)
+void r5j_step_end_io(struct bio *bio)
 {
 	complete(bio->bi_private);
 }
@@ -458,14 +458,14 @@ static int step_io(struct mddev *mddev, struct r5j_conf *conf,
 		__bio_add_page(bio, conf->reshape_pages[i], PAGE_SIZE, 0);
 	bio->bi_iter.bi_sector = lo;
 	bio->bi_private = &done;
-	bio->bi_end_io = step_end_io;
-	if (op_is_write(op)) {
-		while (!r5j_write_start(mddev, bio))
-			schedule_timeout_uninterruptible(HZ / 10);
-	}
+	bio->bi_end_io = r5j_step_end_io;
+	/*
+	 * No md_write_start(): a step's writes leave the array clean, as
+	 * raid456's; a torn step is redone from its intact sources when the
+	 * reshape resumes from the on-disk position (R1), so no resync is
+	 * needed, and a dirty mark would refuse a degraded restart.
+	 */
 	r5j_stripe_rows(conf, g, bio, lo, hi);
-	if (op_is_write(op))
-		md_write_end(mddev);
 	bio_endio(bio);		/* the submitter's reference */
 	wait_for_completion_io(&done);
 	err = blk_status_to_errno(bio->bi_status);
