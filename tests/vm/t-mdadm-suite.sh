@@ -11,6 +11,7 @@
 #                          └─ side-by-side table ─┘
 #
 # Runs every test of tests/mdadm-suite/tests.list (tier "core"; with
+# MDADM_SUITE=every-kernel the part of core run on every kernel,
 # MDADM_SUITE=full all of them, MDADM_SUITE=reshape the reshape tests of
 # issue 18; MDADM_TESTS="a b" runs just those) in one
 # VM per personality, one after the other (MDSUITE_JOBS=2: both at once,
@@ -36,8 +37,8 @@ export MDSUITE_TIMEOUT=${MDSUITE_TIMEOUT:-300}
 jobs=${MDSUITE_JOBS:-1}
 
 case $tier in
-core | full | reshape) ;;
-*) vm_fail "MDADM_SUITE must be core, full or reshape, not '$tier'" ;;
+core | every-kernel | full | reshape) ;;
+*) vm_fail "MDADM_SUITE must be core, every-kernel, full or reshape, not '$tier'" ;;
 esac
 read -r -a pers <<< "${MDSUITE_PERSONALITIES:-raid456 raid5j}"
 for p in "${pers[@]}"; do
@@ -69,7 +70,8 @@ else
 	# NAME TIER [TIMEOUT] -> NAME or NAME:TIMEOUT
 	mapfile -t tests < <(awk -v tier="$tier" '
 		/^[[:space:]]*(#|$)/ { next }
-		tier == "full" || $2 == tier {
+		tier == "full" || $2 == tier ||
+		    (tier == "core" && $2 == "every-kernel") {
 			print $1 (($3 ~ /^[0-9]+$/) ? ":" $3 : "")
 		}' "$suite/tests.list")
 fi
