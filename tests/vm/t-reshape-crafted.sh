@@ -62,26 +62,7 @@ SB_CASES="ok posend posunal offsb offbblog offend offwrap delta level layout chu
 J_CASES="jok jstraddle jparity"
 HOLD=4096			# md/sync_max, sectors of each member
 CHUNK=32			# sectors
-JC=$BUILD/jcorrupt
-mkdir -p "$BUILD"
-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$R5J_ROOT/include" -o "$JC" \
-	"$R5J_ROOT/tests/tools/jcorrupt.c" "$R5J_ROOT/tools/mdsb.c" \
-	"$R5J_ROOT"/drivers/shared/*.c "$R5J_ROOT"/tools/lib/*_user.c ||
-	vm_fail "cannot build tests/tools/jcorrupt.c"
-OUT=$BUILD/vm-logs/$VM_TEST
-mkdir -p "$OUT"
-rm -f "$OUT"/*
-rm -rf "$VM_DISK_DIR"
-
-FAILS=()
-bad() {
-	echo "FAIL $VM_TEST: $1: $2"
-	FAILS+=("$1: $2")
-}
-
-img() {
-	vm_disk_path "$1"
-}
+vm_crafted_setup	# $JC, $OUT, bad, img, field, regions_diff, crafted_verdict
 
 # sb IMAGE [FIELD=VALUE...]: print the v1.2 superblock's reshape fields
 # ("doff N noff N ..."), or set fields and recompute md's checksum.
@@ -141,15 +122,6 @@ while True:
 print('reserved %s sb %s data %s' % (h(low[:4096] + low[8192:]),
       h(low[4096:8192]), data.hexdigest()[:16]))
 PY
-}
-
-field() {	# field LINE NAME: the word after NAME
-	set -- $1 "$2"
-	local want=${!#} prev=
-	for w in "$@"; do
-		[ "$prev" = "$want" ] && { echo "$w"; return; }
-		prev=$w
-	done
 }
 
 # ---- boot 1: two arrays mid-reshape (raid5j: raid456 refuses md2's) -----
@@ -348,11 +320,7 @@ for c in $SB_CASES $J_CASES; do
 	read -ra imgs < "$OUT/$c.imgs"
 	for n in "${imgs[@]}"; do
 		regions "$(img $n)" "$(lo $n)" > "$OUT/$n.after"
-		b=$(cat "$OUT/$n.before") a=$(cat "$OUT/$n.after")
-		for r in reserved sb data; do
-			[ "$(field "$b" $r)" = "$(field "$a" $r)" ] ||
-				changed="$changed $n:$r"
-		done
+		changed="$changed$(regions_diff $n reserved sb data)"
 	done
 	state=$(val "$c.state")
 	lines=$(sed -n "s/^LOG $c //p" "$OUT/md-lines")
@@ -405,8 +373,4 @@ for c in $SB_CASES $J_CASES; do
 	[ -z "$changed" ] || bad $c "refused, yet changed:$changed"
 done
 
-if [ ${#FAILS[@]} -gt 0 ]; then
-	echo "FAIL $VM_TEST: ${#FAILS[@]} failed: ${FAILS[*]}"
-	exit 1
-fi
-echo "PASS $VM_TEST ($PERSONALITY)"
+crafted_verdict
