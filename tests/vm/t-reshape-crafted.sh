@@ -105,12 +105,17 @@ PY
 }
 
 # regions IMAGE LO: "reserved SHA sb SHA data SHA": [0, LO) but the
-# superblock's 4 KiB at sector 8, those 4 KiB, [LO, end).
+# superblock's 4 KiB at sector 8, those 4 KiB, [LO, end).  A LO not
+# between the superblock and the image end fails the test: the hashes
+# would cover other regions than those named.
 regions() {
-	python3 - "$1" "$2" <<'PY' || vm_fail "cannot read $1"
-import hashlib, sys
+	python3 - "$1" "$2" <<'PY' || vm_fail "regions of $1 (above)"
+import hashlib, os, sys
 f = open(sys.argv[1], 'rb')
 lo = int(sys.argv[2])
+end = os.fstat(f.fileno()).st_size // 512
+if not 16 <= lo <= end:
+    sys.exit('%s: lowest data offset %d outside [16, %d]' % (sys.argv[1], lo, end))
 low = f.read(lo * 512)
 h = lambda b: hashlib.sha256(b).hexdigest()[:16]
 data = hashlib.sha256()
