@@ -532,3 +532,63 @@ vm_val() {
 vm_result() {
 	grep -E "$1" "$VM_RESULTS"
 }
+
+# ---- crafted-input scenarios -------------------------------------------
+
+# vm_crafted_setup: the host set-up shared by t-journal-crafted and
+# t-reshape-crafted, whose cases are image copies crafted on the host,
+# hashed region by region before and after the boot that assembles them.
+# Builds tests/tools/jcorrupt as $JC, empties $OUT (build/vm-logs/<test>/,
+# the per-case files) and the test's disks, and defines these helpers
+# (only once called, so that other tests keep the names for their own):
+#   bad CASE MSG            print the case's FAIL line, go on (FAILS)
+#   img NAME                vm_disk_path NAME
+#   field LINE NAME         the word after NAME in LINE
+#   regions_diff IMG REG..  " IMG:REG" for each REG whose word differs
+#                           between $OUT/IMG.before and $OUT/IMG.after
+#   crafted_verdict         exit 1 if a case failed, else print PASS
+vm_crafted_setup() {
+	JC=$BUILD/jcorrupt
+	mkdir -p "$BUILD"
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$R5J_ROOT/include" -o "$JC" \
+		"$R5J_ROOT/tests/tools/jcorrupt.c" "$R5J_ROOT/tools/mdsb.c" \
+		"$R5J_ROOT"/drivers/shared/*.c "$R5J_ROOT"/tools/lib/*_user.c ||
+		vm_fail "cannot build tests/tools/jcorrupt.c"
+	OUT=$BUILD/vm-logs/$VM_TEST
+	mkdir -p "$OUT"
+	rm -f "$OUT"/*
+	rm -rf "$VM_DISK_DIR"
+	FAILS=()
+
+	bad() {
+		echo "FAIL $VM_TEST: $1: $2"
+		FAILS+=("$1: $2")
+	}
+	img() {
+		vm_disk_path "$1"
+	}
+	field() {
+		set -- $1 "$2"
+		local want=${!#} prev= w
+		for w in "$@"; do
+			[ "$prev" = "$want" ] && { echo "$w"; return; }
+			prev=$w
+		done
+	}
+	regions_diff() {
+		local n=$1 b a r
+		shift
+		b=$(cat "$OUT/$n.before") a=$(cat "$OUT/$n.after")
+		for r in "$@"; do
+			[ "$(field "$b" "$r")" = "$(field "$a" "$r")" ] ||
+				printf ' %s:%s' "$n" "$r"
+		done
+	}
+	crafted_verdict() {
+		if [ ${#FAILS[@]} -gt 0 ]; then
+			echo "FAIL $VM_TEST: ${#FAILS[@]} failed: ${FAILS[*]}"
+			exit 1
+		fi
+		echo "PASS $VM_TEST ($PERSONALITY)"
+	}
+}
