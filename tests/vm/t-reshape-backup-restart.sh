@@ -172,7 +172,8 @@ if ! "$STAMP" check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/$VM_TEST.ac
 	[ "$RESTART_PERSONALITY" = raid456 ] ||
 		vm_fail "acknowledged data lost or garbage after the resumed reshape"
 	echo "KNOWN raid456 (notes-backup-restart.md 2): the restart from the backup file lost acknowledged blocks: $(tail -n 1 "$BUILD/vm-logs/$VM_TEST.check")"
-else
-	tail -n 1 "$BUILD/vm-logs/$VM_TEST.check"
+	echo "PASS $VM_TEST: reshape with a backup file cut mid-way, resumed from it ($WRITE_PERSONALITY -> $RESTART_PERSONALITY), data lost (KNOWN raid456)"
+	exit 0
 fi
+tail -n 1 "$BUILD/vm-logs/$VM_TEST.check"
 echo "PASS $VM_TEST: reshape with a backup file cut mid-way, resumed from it ($WRITE_PERSONALITY -> $RESTART_PERSONALITY), $acks acknowledged writes intact"
