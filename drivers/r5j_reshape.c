@@ -102,6 +102,40 @@ static const char *cannot_run(struct r5j_conf *conf,
 	return unsupported(conf, rs);
 }
 
+/*
+ * R7: a step that overwrites its own sources (BACKUP) runs only below a
+ * sync_max user space wrote after backing its rows up.  mdadm 4.2 writes
+ * "max" before starting, so a same-count in-place reshape would run ahead
+ * of its backup windows, and a restart from the backup file would find
+ * the on-disk position past them (notes-backup-restart.md).  Hold at the
+ * position instead; mdadm's monitor raises sync_max window by window, as
+ * before 4.2.  A number user space wrote is kept.  Member-count changes
+ * are left to mdadm's monitor as they are (their windows: reshape.md R7).
+ */
+static void hold_for_backup(struct mddev *mddev, struct r5j_conf *conf)
+{
+	struct r5j_reshape *rs = &conf->rs;
+	struct r5j_reshape_step st;
+	sector_t at;
+	bool held = false;
+
+	if (rs->prev.raid_disks != rs->next.raid_disks ||
+	    r5j_reshape_finished(rs, conf->reshape_progress) ||
+	    r5j_reshape_step(rs, conf->reshape_progress, &st) ||
+	    r5j_reshape_need(rs, &st, conf->reshape_safe) != R5J_RESHAPE_BACKUP)
+		return;
+	at = r5j_reshape_walked(rs, conf->reshape_progress);
+	spin_lock(&mddev->lock);
+	if (mddev->resync_max == MaxSector) {
+		mddev->resync_max = at;
+		held = true;
+	}
+	spin_unlock(&mddev->lock);
+	if (held)
+		pr_info("md/raid:%s: reshape held at %llu (sync_max): its steps overwrite their sources, mdadm's backup moves the hold\n",
+			mdname(mddev), (unsigned long long)at);
+}
+
 /* md core: a change written to sysfs, or before continuing a reshape. */
 int r5j_check_reshape(struct mddev *mddev)
 {
@@ -112,8 +146,10 @@ int r5j_check_reshape(struct mddev *mddev)
 
 	if (conf->reshaping) {
 		why = cannot_run(conf, &conf->rs);
-		if (!why)
+		if (!why) {
+			hold_for_backup(mddev, conf);
 			return 0;
+		}
 		if (!conf->reshape_warned)	/* reconfig_mutex held */
 			pr_warn("md/raid:%s: reshape interrupted at %llu: raid5j serves I/O but does not continue it (%s); stop the array and assemble it under raid456 to finish\n",
 				mdname(mddev),
@@ -277,6 +313,7 @@ int r5j_start_reshape(struct mddev *mddev)
 		rs.prev.layout, rs.next.layout, rs.prev.chunk_sectors / 2,
 		rs.next.chunk_sectors / 2,
 		rs.backwards ? "backwards" : "forwards");
+	hold_for_backup(mddev, conf);
 	return 0;
 }
 
@@ -361,6 +398,17 @@ static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
 	 */
 	report = done >= mddev->resync_max ||
 		 (!backup && done + crit < mddev->resync_max_sectors);
+	/*
+	 * R8: held by sync_max (R7), every BACKUP step's checkpoint is
+	 * reported: mdadm backs up in two parts and forgets the older one
+	 * once sync_completed passes it, then backs up the next window
+	 * while the kernel runs through the newer part.  Reported only at
+	 * sync_max, both parts would be forgotten at once and a cut before
+	 * the next backup would find none (notes-backup-restart.md 3).
+	 */
+	if (backup && rs->prev.raid_disks == rs->next.raid_disks &&
+	    mddev->resync_max != MaxSector)
+		report = true;
 	if (report)
 		mddev->curr_resync_completed = done;
 	conf->reshape_checkpoint = jiffies;
@@ -594,6 +642,21 @@ static int end_reshape(struct mddev *mddev, struct r5j_conf *conf)
 	return 0;
 }
 
+/* Until sync_max reaches @end: false if the reshape is interrupted. */
+static bool wait_backup_window(struct mddev *mddev, sector_t end)
+{
+	while (end > READ_ONCE(mddev->resync_max) &&
+	       !test_bit(MD_RECOVERY_INTR, &mddev->recovery)) {
+		/* user space controls it: as md_do_sync(), interruptible */
+		flush_signals(current);
+		wait_event_interruptible(mddev->recovery_wait,
+					 end <= READ_ONCE(mddev->resync_max) ||
+					 test_bit(MD_RECOVERY_INTR,
+						  &mddev->recovery));
+	}
+	return !test_bit(MD_RECOVERY_INTR, &mddev->recovery);
+}
+
 /*
  * md_do_sync() with MD_RECOVERY_RESHAPE: @sector_nr counts next-geometry
  * dev sectors from 0; each call does one step and returns its unit.
@@ -632,8 +695,13 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	 * backwards (raid456's reshape_request()).
 	 */
 	if (sector_nr == 0 && r5j_reshape_walked(rs, conf->reshape_progress)) {
+		sector_t done = r5j_reshape_walked(rs, conf->reshape_progress);
+
+		/* R8: mdadm's monitor, held or not, waits for this number */
+		mddev->curr_resync_completed = done;
+		sysfs_notify_dirent_safe(mddev->sysfs_completed);
 		*skipped = 1;
-		return r5j_reshape_walked(rs, conf->reshape_progress);
+		return done;
 	}
 	if (r5j_reshape_step(rs, conf->reshape_progress, &st))
 		return 0;
@@ -646,7 +714,15 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 			return 0;
 		}
 	}
-	/* BACKUP: mdadm's backup covers the step, sync_max holds us (R3) */
+	/*
+	 * BACKUP: mdadm's backup covers the step, sync_max holds us (R3).
+	 * md core waits only while the step's start is at sync_max: not
+	 * past it with the step's end either (R7).
+	 */
+	if (need == R5J_RESHAPE_BACKUP && !wait_backup_window(mddev, sector_nr + u)) {
+		interrupted(mddev, conf);
+		return 0;
+	}
 	if (do_step(mddev, conf, &st)) {
 		pr_err("md/raid:%s: reshape step at %llu failed: interrupted\n",
 		       mdname(mddev), (unsigned long long)st.pos);

@@ -37,6 +37,11 @@
 # of a journaled array ("Cannot set device shape"), the array unchanged;
 # that is asserted and the scenario ends there.
 #
+# RESHAPE_JOURNAL_KIND=chunk (t-reshape-journal-chunk): the same with a
+# chunk change in place of the grow: md1 is RAID5 over all four members
+# from the start, 16K -> 32K chunk, no backup file (mdadm moves
+# data_offset); every assertion above with the member count kept.
+#
 # Disks: 4 x 32 MiB, 16 MiB journal, 128 MiB dump.  Boots: 4 (raid5j),
 # 1 (raid456).  Timeouts: 150 s a boot (x VM_TIMEOUT_SCALE).
 
@@ -44,7 +49,14 @@
 
 vm_stamp
 MEMBERS="p0 p1 p2 p3"
-STRIPE_BLOCKS=8			# 2 data members x 16 KiB / 4 KiB
+KIND=${RESHAPE_JOURNAL_KIND:-grow}
+case $KIND in
+grow)	STRIPE_BLOCKS=8		# 2 data members x 16 KiB / 4 KiB
+	CHUNK_AFTER=16384 ;;
+chunk)	STRIPE_BLOCKS=12	# 3 data members x 16 KiB / 4 KiB
+	CHUNK_AFTER=32768 ;;
+*)	vm_fail "RESHAPE_JOURNAL_KIND must be grow or chunk, not '$KIND'" ;;
+esac
 vm_disks 32M $MEMBERS
 vm_disk jj 16M
 vm_disk dump 128M
@@ -52,32 +64,41 @@ kill_ms=$((2000 + RANDOM % 2000))
 
 vm_boot --timeout 150 --kill-mark writing \
 	--kill-after "$(printf '%d.%03d' $((kill_ms / 1000)) $((kill_ms % 1000)))" \
-	--env STRIPE_BLOCKS=$STRIPE_BLOCKS - $MEMBERS jj <<'EOF' ||
+	--env STRIPE_BLOCKS=$STRIPE_BLOCKS --env KIND=$KIND - $MEMBERS jj <<'EOF' ||
 . /test/guest-lib.sh
 load_personality
 M=1048576
 D=/dev/md1
-run mdadm --create $D --run --level=5 --chunk=16 --raid-devices=3 \
-	--assume-clean --write-journal=$(disk jj) $(disks p0 p1 p2)
+if [ "$KIND" = grow ]; then
+	run mdadm --create $D --run --level=5 --chunk=16 --raid-devices=3 \
+		--assume-clean --write-journal=$(disk jj) $(disks p0 p1 p2)
+	grow="--raid-devices=4"
+else
+	run mdadm --create $D --run --level=5 --chunk=16 --raid-devices=4 \
+		--assume-clean --write-journal=$(disk jj) $(disks p0 p1 p2 p3)
+	grow="--chunk=32"
+fi
 size=$(blockdev --getsize64 $D)
 half=$((size / 2 / M * M))
 report blocks $((half / 4096))
 report half $half
-run mdadm $D --add $(disk p3)
+[ "$KIND" = grow ] && run mdadm $D --add $(disk p3)
 echo 2000 > /sys/block/md1/md/sync_speed_max
 echo 1000 > /sys/block/md1/md/sync_speed_min
 if [ "$PERSONALITY" = raid456 ]; then
 	# J6: raid456 refuses to reshape an array with a log
-	must_fail mdadm --grow $D --raid-devices=4
-	expect_eq "$(md_sysfs $D raid_disks)" 3 "raid456: md/raid_disks"
+	must_fail mdadm --grow $D $grow
+	expect_eq "$(md_sysfs $D chunk_size)" 16384 "raid456: md/chunk_size"
+	[ "$KIND" = grow ] &&
+		expect_eq "$(md_sysfs $D raid_disks)" 3 "raid456: md/raid_disks"
 	expect_eq "$(md_sysfs $D reshape_position)" none "raid456: md/reshape_position"
 	expect_eq "$(blockdev --getsize64 $D)" "$size" "raid456: size"
 	report refused 1
 	run mdadm --stop $D
-	pass "raid456 refuses the grow of a journaled array"
+	pass "raid456 refuses the $KIND reshape of a journaled array"
 	exit 0
 fi
-if ! mdadm --grow $D --raid-devices=4 > /tmp/grow.out 2>&1; then
+if ! mdadm --grow $D $grow > /tmp/grow.out 2>&1; then
 	cat /tmp/grow.out
 	fail "mdadm --grow failed: $(tail -n 2 /tmp/grow.out | tr '\n' ' ')| kernel: $(dmesg | tail -n 3 | tr '\n' ' ')"
 fi
@@ -98,7 +119,7 @@ EOF
 	vm_fail "boot 1 ($PERSONALITY)"
 if [ "$PERSONALITY" = raid456 ]; then
 	[ "$(vm_val refused)" = 1 ] || vm_fail "raid456: no refusal reported"
-	echo "PASS $VM_TEST: raid456 refuses the grow of a journaled array (J6)"
+	echo "PASS $VM_TEST: raid456 refuses the $KIND reshape of a journaled array (J6)"
 	exit 0
 fi
 [ "$VM_KILLED" = 1 ] || vm_fail "boot 1 was not killed"
@@ -131,7 +152,7 @@ for d in $MEMBERS; do
 done
 
 vm_boot --timeout 150 --env HALF="$half" --env BLOCKS="$blocks" \
-	- $MEMBERS jj dump <<'EOF' || vm_fail "boot 3 (raid5j: replay and resume)"
+	--env CHUNK_AFTER=$CHUNK_AFTER - $MEMBERS jj dump <<'EOF' || vm_fail "boot 3 (raid5j: replay and resume)"
 . /test/guest-lib.sh
 load_personality
 M=1048576
@@ -182,6 +203,7 @@ reshaping $D || say "the reshape ended during B"
 fast_sync
 wait_sync $D
 expect_eq "$(md_sysfs $D raid_disks)" 4 "md/raid_disks"
+expect_eq "$(md_sysfs $D chunk_size)" "$CHUNK_AFTER" "md/chunk_size"
 expect_eq "$(md_sysfs $D reshape_position)" none "md/reshape_position"
 expect_eq "$(blockdev --getsize64 $D)" $(($(md_sysfs $D component_size) * 3 * 1024)) "size"
 # the stamped half as read after the replay, but for W
@@ -220,13 +242,14 @@ EOF
 	vm_fail "acknowledged data lost or garbage after the replay and the resumed grow"
 
 PERSONALITY=raid456 vm_boot --timeout 150 --env HALF="$half" \
-	- $MEMBERS jj <<'EOF' || vm_fail "boot 4 (raid456 after the reshape)"
+	--env CHUNK_AFTER=$CHUNK_AFTER - $MEMBERS jj <<'EOF' || vm_fail "boot 4 (raid456 after the reshape)"
 . /test/guest-lib.sh
 load_personality
 M=1048576
 D=/dev/md1
 run mdadm --assemble $D $(disks p0 p1 p2 p3) $(disk jj)
 expect_eq "$(md_sysfs $D raid_disks)" 4 "raid456: md/raid_disks"
+expect_eq "$(md_sysfs $D chunk_size)" "$CHUNK_AFTER" "raid456: md/chunk_size"
 fio_verify A $D --rw=randwrite --bssplit=4k/40:16k/30:64k/30 --iodepth=8 \
 	--offset=$HALF --size=8m --io_size=4m --verify_only
 fio_verify B $D --rw=randwrite --bssplit=4k/40:32k/30:128k/30 --iodepth=8 \
@@ -235,4 +258,4 @@ check mismatch $D
 run mdadm --stop $D
 pass "raid456 assembles the array once the reshape is done"
 EOF
-echo "PASS $VM_TEST: journaled grow cut by a power cut, replayed and resumed degraded, $acks acknowledged writes intact; raid456 refused it mid-reshape, took it after"
+echo "PASS $VM_TEST: journaled $KIND reshape cut by a power cut, replayed and resumed degraded, $acks acknowledged writes intact; raid456 refused it mid-reshape, took it after"
