@@ -483,19 +483,25 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
  * policy").  The members' rate is fixed, so a deeper queue destages no
  * more; it only keeps each stripe longer, and every stripe it holds is a
  * head writers wait for and a row whose next write waits for the members
- * (issue 16's p99).  In flight: dirty stripes in memory not idle on the
- * dirty list (cached writes in progress and stripes parked for journal
- * space count too).  Never the high-water mark's or X's destages: they
+ * (issue 16's p99).  In flight: the @mem dirty stripes in memory less the
+ * @idle ones on dirty_list (cached writes in progress and stripes parked
+ * for journal space count too).  Never the high-water mark's or X's destages: they
  * free the ring that parked stripes wait for.
  */
-static int destage_budget(struct r5j_conf *conf, int mem)
+static int destage_budget(struct r5j_conf *conf, int mem, int idle)
+{
+	return R5J_DESTAGE_PER_MEMBER * conf->raid_disks - (mem - idle);
+}
+
+/* Idle dirty stripes (conf->lock held): a walk, so once per pass. */
+static int count_idle(struct r5j_conf *conf)
 {
 	struct r5j_stripe *sh;
 	int idle = 0;
 
 	list_for_each_entry(sh, &conf->dirty_list, lru)
 		idle++;
-	return R5J_DESTAGE_PER_MEMBER * conf->raid_disks - (mem - idle);
+	return idle;
 }
 
 /*
@@ -524,7 +530,8 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	bool x = false, x_waiting = false, counted = all, left = false;
 	struct r5j_stripe *sh, *tmp;
 	u64 limit = 0, x_lsn = 0;
-	int over = 0, mem, budget = INT_MAX;
+	/* idle on dirty_list, less those taken off; < 0: not counted yet */
+	int over = 0, mem, budget = INT_MAX, idle = -1;
 
 	/* aged stripes left by the budget go on in the next passes */
 	aged |= wbc->aging;
@@ -544,9 +551,8 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	/* exact under conf->lock, which r5j_get_stripe() waits under */
 	waiting = waitqueue_active(&conf->wait_for_stripe);
 	if (!all && (mem > high || (mem > low && waiting))) {
-		over = -low;
-		list_for_each_entry(sh, &conf->dirty_list, lru)
-			over++;
+		idle = count_idle(conf);
+		over = idle - low;
 	}
 	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
 		int r;
@@ -556,6 +562,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 			if (over > 0 && evict_on && evict(conf, sh) > 0) {
 				freed = true;
 				over--;
+				idle--;
 			}
 			continue;
 		}
@@ -563,17 +570,21 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 			    sh->dirty_unit->lsn < limit)) {
 			queue_destage(conf, sh);
 			queued = true;
+			idle--;
 			continue;
 		}
 		if (aged && tick - sh->dirty_tick >= 2) {
 			/* counted once, and only here: a walk per pass costs */
 			if (!counted) {
-				budget = destage_budget(conf, mem);
+				if (idle < 0)
+					idle = count_idle(conf);
+				budget = destage_budget(conf, mem, idle);
 				counted = true;
 			}
 			if (budget-- > 0) {
 				queue_destage(conf, sh);
 				queued = true;
+				idle--;
 				continue;
 			}
 			left = true;
@@ -584,16 +595,19 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		if (r > 0) {
 			freed = true;
 			over--;
+			idle--;
 		} else if (r < 0) {
 			queue_destage(conf, sh);
 			queued = true;
 			over--;
+			idle--;
 		}
 	}
 	/* one tick's aged stripes and entries may take several passes */
 	wbc->aging = aged && (left || wbc->evicted);
 	if (wbc->aging && wbc->evicted && !counted)
-		budget = destage_budget(conf, mem);
+		budget = destage_budget(conf, mem,
+					idle < 0 ? count_idle(conf) : idle);
 	if (freed)
 		wake_up(&conf->wait_for_stripe);
 	spin_unlock_irq(&conf->lock);
