@@ -58,6 +58,11 @@ struct r5j_wbcache {
 	atomic64_t journal_reads;	/* blocks read back */
 	atomic64_t read_failures;	/* blocks that did not check out */
 	atomic64_t dirty_blocks;	/* R5J_DIRTY, in memory or evicted */
+	/* where issue 16's p99 comes from (notes-p99.md, section 4) */
+	atomic64_t destage_submits;	/* destages' member writes queued */
+	atomic64_t destage_deep;	/* of those, behind a deep queue */
+	atomic64_t member_queue_max;	/* deepest queue a destage met */
+	atomic64_t write_waits;		/* writes to a row in destage */
 };
 
 int r5j_wbcache_init(struct r5j_conf *conf)
@@ -400,6 +405,42 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 	return false;
 }
 
+/*
+ * Member I/Os in flight or queued at which a destage's writes count as
+ * queued deep: twice the partial-destage cap's share per member, the
+ * depth notes-p99.md's proposal 1 would pace full-row destages at.
+ */
+static int deep_queue(struct r5j_conf *conf)
+{
+	return 2 * R5J_DESTAGE_PER_MEMBER * conf->raid_disks;
+}
+
+/*
+ * A write was added to a stripe in destage: it waits for the member
+ * writes (handle_writeback()).  Statistics only, any context.
+ */
+void r5j_wbcache_count_write_wait(struct r5j_conf *conf)
+{
+	atomic64_inc(&conf->wbc->write_waits);
+}
+
+/*
+ * A destage's member writes are being queued (daemon) with @queued member
+ * I/Os already in flight or queued: are destages sent in bursts?
+ */
+void r5j_wbcache_count_destage_submit(struct r5j_conf *conf, int queued)
+{
+	struct r5j_wbcache *wbc = conf->wbc;
+	s64 max = atomic64_read(&wbc->member_queue_max);
+
+	atomic64_inc(&wbc->destage_submits);
+	if (queued >= deep_queue(conf))
+		atomic64_inc(&wbc->destage_deep);
+	while (queued > max &&
+	       !atomic64_try_cmpxchg(&wbc->member_queue_max, &max, queued))
+		;
+}
+
 /* conf->lock held: hand an idle dirty stripe to the daemon for destage. */
 static void queue_destage(struct r5j_conf *conf, struct r5j_stripe *sh)
 {
@@ -643,10 +684,18 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 			     "writeback_journal_cache %d\nevicted_stripes %u\n"
 			     "evictions %llu\njournal_reads %llu\n"
 			     "journal_read_failures %llu\ndirty_bytes %llu\n"
-			     "log_high %d\nlog_use %llu\n",
+			     "log_high %d\nlog_use %llu\n"
+			     "destage_submits %lld\ndestage_submits_deep %lld\n"
+			     "deep_queue %d\nmember_queue_max %lld\n"
+			     "destage_write_waits %lld\n",
 			     READ_ONCE(wb_journal_cache), evicted, evictions,
 			     atomic64_read(&wbc->journal_reads),
 			     atomic64_read(&wbc->read_failures),
 			     atomic64_read(&wbc->dirty_blocks) * R5J_BLOCK_SIZE,
-			     READ_ONCE(conf->log_high), use);
+			     READ_ONCE(conf->log_high), use,
+			     atomic64_read(&wbc->destage_submits),
+			     atomic64_read(&wbc->destage_deep),
+			     deep_queue(conf),
+			     atomic64_read(&wbc->member_queue_max),
+			     atomic64_read(&wbc->write_waits));
 }
