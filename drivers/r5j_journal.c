@@ -1200,7 +1200,12 @@ static u64 reclaimable_tail(struct r5j_journal *log)
  * holds reconfig_mutex (quiesce); otherwise try to take it.  Every tail
  * update happens under reconfig_mutex, so they never interleave.
  */
-static void do_reclaim(struct r5j_journal *log, bool locked)
+/*
+ * false: reconfig_mutex was taken (the reclaim thread retries shortly).
+ * The caller sets its own timeout: at stop log->reclaim_thread is
+ * already NULL while the thread still runs (r5j_unregister_thread()).
+ */
+static bool do_reclaim(struct r5j_journal *log, bool locked)
 {
 	struct mddev *mddev = log->mddev;
 	struct r5j_log_unit *unit, *tmp;
@@ -1208,12 +1213,9 @@ static void do_reclaim(struct r5j_journal *log, bool locked)
 	LIST_HEAD(reclaimed);
 
 	if (READ_ONCE(log->failed))
-		return;
-	if (!locked && !mddev_trylock(mddev)) {
-		/* someone reconfigures; try again shortly */
-		r5j_thread(&log->reclaim_thread)->timeout = HZ / 10;
-		return;
-	}
+		return true;
+	if (!locked && !mddev_trylock(mddev))
+		return false;	/* someone reconfigures */
 	spin_lock_irq(&log->lock);
 	old_tail = log->tail;
 	new_tail = reclaimable_tail(log);
@@ -1246,6 +1248,7 @@ static void do_reclaim(struct r5j_journal *log, bool locked)
 out:
 	if (!locked)
 		mddev_unlock(mddev);
+	return true;
 }
 
 void r5j_journal_reclaim_locked(struct r5j_journal *log)
@@ -1277,8 +1280,8 @@ static void r5j_reclaim_thread(struct md_thread *thread)
 		return;
 	if (r5j_journal_failed(conf->log))
 		flush_after_failure(conf->log);
-	else
-		do_reclaim(conf->log, false);
+	else if (!do_reclaim(conf->log, false))
+		thread->timeout = HZ / 10;	/* try again shortly */
 	/* dirty stripes stay in the cache for one to two periods */
 	if (time_before(jiffies, conf->log->tick_at + R5J_RECLAIM_PERIOD))
 		return;
