@@ -810,6 +810,13 @@ static void submit_member_writes(struct r5j_stripe *sh)
 	bool full = true;
 	int i, writes = 0;
 
+	/* journal_stats: how deep the member queues are as a destage joins */
+	if (test_bit(R5J_STRIPE_DIRTY, &sh->state)) {
+		int queued = atomic_read(&conf->member_inflight) +
+			conf->nr_pending;
+
+		r5j_wbcache_count_destage_submit(conf, queued);
+	}
 	sh->write_stage = R5J_W_MEMBERS;
 	for (i = 0; i < sh->disks; i++) {
 		if (!r5j_is_parity(sh, i) &&

@@ -44,15 +44,17 @@ MODULE_PARM_DESC(writeback_fixed_reserve,
 		 "write-back: rule 8', a fixed journal reserve in place of parity pages per dirty stripe; read at assembly (default 0)");
 
 /*
- * raid456's room (journal.md, "raid456's room"): cached writes wait while
- * raid456 could not recover this log after a power cut (its rewrite of
- * the data-only stripes would overwrite the log's start, or its destage
- * of them hit a BUG()).  Read when the journal is loaded (assembly).
+ * raid456's room (journal.md, "raid456's room"): keep the write-back log
+ * within what raid456's recovery can rewrite (its data-only stripes after
+ * the log) and flush (their parity, all at once, within the ring) after a
+ * power cut.  A payload that caches writes (DATA) is logged only while
+ * both bounds hold; a write that does not fit goes through or joins its
+ * stripe's destage.  Read when the journal is loaded (assembly).
  */
 static bool wb_raid456_room = true;
 module_param_named(writeback_raid456_room, wb_raid456_room, bool, 0644);
 MODULE_PARM_DESC(writeback_raid456_room,
-		 "write-back: keep a log raid456 can recover after a power cut; 0 lets dirty data take more of the journal, and only raid5j may then assemble the array after a crash; read at assembly (default 1)");
+		 "write-back: keep the log within what raid456's recovery can rewrite and flush after a power cut (data payloads logged only while both bounds hold); 0 lifts it, and only raid5j may then assemble the array after a crash; read at assembly (default 1)");
 
 static void wake_reclaim(struct r5j_journal *log)
 {
@@ -384,6 +386,20 @@ static void check_recovery_room(struct r5j_journal *log)
 }
 
 /*
+ * The sectors raid456's recovery needs for @n data-only stripes holding
+ * @d dirty blocks (journal.md, "raid456's room"): *@rewrite free after
+ * the log (bound A), *@flush within the ring (bound B).  Computed only
+ * here, so that the room, the high-water mark and journal_stats agree.
+ */
+static void raid456_need(struct r5j_journal *log, u64 n, u64 d,
+			 u64 *rewrite, u64 *flush)
+{
+	*rewrite = r5j_raid456_rewrite(n, d) * R5J_BLOCK_SECTORS;
+	*flush = r5j_raid456_flush(log->conf->max_degraded, n, d) *
+		R5J_BLOCK_SECTORS;
+}
+
+/*
  * Sectors a payload may take and raid456's recovery still fit (lock
  * held), @more dirty stripes and @blocks dirty blocks counted beyond the
  * present.  @data: it caches writes, so the dirty total itself is capped
@@ -392,15 +408,15 @@ static void check_recovery_room(struct r5j_journal *log)
 static u64 raid456_room(struct r5j_journal *log, u64 more, u64 blocks,
 			bool data)
 {
-	u64 n = log->wb_stripes + more, d, flush, rewrite, free;
+	u64 rewrite, flush, free;
 
 	if (!log->raid456_room)
 		return U64_MAX;
-	d = r5j_wbcache_dirty_blocks(log->conf) + blocks;
-	flush = r5j_raid456_flush(log->conf->max_degraded, n, d);
-	if (data && flush * R5J_BLOCK_SECTORS > log->fmt.ring_sectors)
+	raid456_need(log, log->wb_stripes + more,
+		     r5j_wbcache_dirty_blocks(log->conf) + blocks,
+		     &rewrite, &flush);
+	if (data && flush > log->fmt.ring_sectors)
 		return 0;
-	rewrite = r5j_raid456_rewrite(n, d) * R5J_BLOCK_SECTORS;
 	free = free_sectors(log);
 	return free > rewrite ? free - rewrite : 0;
 }
@@ -774,14 +790,14 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 	spin_lock_irq(&log->lock);
 	use = log->used + r5j_journal_wb_kept(log, log->wb_stripes);
 	if (log->raid456_room && log->wb_stripes) {
-		/* cached writes wait at raid456's room: destage before it */
-		u64 d = r5j_wbcache_dirty_blocks(log->conf);
-		u64 n = log->wb_stripes;
+		/* writes are not cached past raid456's room: destage before */
+		u64 rewrite, flush;
 
-		use = max3(use, log->used + R5J_BLOCK_SECTORS +
-			   r5j_raid456_rewrite(n, d) * R5J_BLOCK_SECTORS,
-			   r5j_raid456_flush(log->conf->max_degraded, n, d) *
-			   R5J_BLOCK_SECTORS);
+		raid456_need(log, log->wb_stripes,
+			     r5j_wbcache_dirty_blocks(log->conf),
+			     &rewrite, &flush);
+		use = max3(use, log->used + R5J_BLOCK_SECTORS + rewrite,
+			   flush);
 	}
 	if (log->failed || use * 100 <= ring * high) {
 		spin_unlock_irq(&log->lock);
@@ -1184,7 +1200,12 @@ static u64 reclaimable_tail(struct r5j_journal *log)
  * holds reconfig_mutex (quiesce); otherwise try to take it.  Every tail
  * update happens under reconfig_mutex, so they never interleave.
  */
-static void do_reclaim(struct r5j_journal *log, bool locked)
+/*
+ * false: reconfig_mutex was taken (the reclaim thread retries shortly).
+ * The caller sets its own timeout: at stop log->reclaim_thread is
+ * already NULL while the thread still runs (r5j_unregister_thread()).
+ */
+static bool do_reclaim(struct r5j_journal *log, bool locked)
 {
 	struct mddev *mddev = log->mddev;
 	struct r5j_log_unit *unit, *tmp;
@@ -1192,12 +1213,9 @@ static void do_reclaim(struct r5j_journal *log, bool locked)
 	LIST_HEAD(reclaimed);
 
 	if (READ_ONCE(log->failed))
-		return;
-	if (!locked && !mddev_trylock(mddev)) {
-		/* someone reconfigures; try again shortly */
-		r5j_thread(&log->reclaim_thread)->timeout = HZ / 10;
-		return;
-	}
+		return true;
+	if (!locked && !mddev_trylock(mddev))
+		return false;	/* someone reconfigures */
 	spin_lock_irq(&log->lock);
 	old_tail = log->tail;
 	new_tail = reclaimable_tail(log);
@@ -1230,6 +1248,7 @@ static void do_reclaim(struct r5j_journal *log, bool locked)
 out:
 	if (!locked)
 		mddev_unlock(mddev);
+	return true;
 }
 
 void r5j_journal_reclaim_locked(struct r5j_journal *log)
@@ -1261,8 +1280,8 @@ static void r5j_reclaim_thread(struct md_thread *thread)
 		return;
 	if (r5j_journal_failed(conf->log))
 		flush_after_failure(conf->log);
-	else
-		do_reclaim(conf->log, false);
+	else if (!do_reclaim(conf->log, false))
+		thread->timeout = HZ / 10;	/* try again shortly */
 	/* dirty stripes stay in the cache for one to two periods */
 	if (time_before(jiffies, conf->log->tick_at + R5J_RECLAIM_PERIOD))
 		return;
@@ -1375,7 +1394,8 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 {
 	struct r5j_journal_stats st;
-	u64 used, ring, tail, head, seq, wb_reserved, wb_stripes, dirty;
+	u64 used, ring, tail, head, seq, wb_reserved, wb_stripes;
+	u64 rewrite, flush;
 	bool failed;
 	int len = 0;
 
@@ -1383,7 +1403,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	st = log->stats;
 	wb_reserved = r5j_journal_wb_kept(log, log->wb_stripes);
 	wb_stripes = log->wb_stripes;
-	dirty = r5j_wbcache_dirty_blocks(log->conf);
+	raid456_need(log, wb_stripes, r5j_wbcache_dirty_blocks(log->conf),
+		     &rewrite, &flush);
 	used = log->used;
 	ring = log->fmt.ring_sectors;
 	tail = log->tail;
@@ -1431,11 +1452,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  READ_ONCE(log->conf->destage_batches),
 			  st.parity_waits, wb_stripes, st.room_short,
 			  log->fixed, st.x_units, log->raid456_room,
-			  r5j_raid456_rewrite(wb_stripes, dirty) *
-			  R5J_BLOCK_SECTORS,
-			  r5j_raid456_flush(log->conf->max_degraded,
-					    wb_stripes, dirty) *
-			  R5J_BLOCK_SECTORS);
+			  rewrite, flush);
 	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 

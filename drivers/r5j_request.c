@@ -69,6 +69,9 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 						bio_end_sector(bi));
 		if (bm_seq > sh->bm_seq)
 			sh->bm_seq = bm_seq;
+		/* journal_stats: a write that waits for a destage */
+		if (test_bit(R5J_STRIPE_DESTAGE, &sh->state))
+			r5j_wbcache_count_write_wait(conf);
 	} else {
 		r5j_blist_add(&dev->toread, ref);
 	}

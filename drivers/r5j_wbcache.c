@@ -58,6 +58,11 @@ struct r5j_wbcache {
 	atomic64_t journal_reads;	/* blocks read back */
 	atomic64_t read_failures;	/* blocks that did not check out */
 	atomic64_t dirty_blocks;	/* R5J_DIRTY, in memory or evicted */
+	/* where issue 16's p99 comes from (notes-p99.md, section 4) */
+	atomic64_t destage_submits;	/* destages' member writes queued */
+	atomic64_t destage_deep;	/* of those, behind a deep queue */
+	atomic64_t member_queue_max;	/* deepest queue a destage met */
+	atomic64_t write_waits;		/* writes to a row in destage */
 };
 
 int r5j_wbcache_init(struct r5j_conf *conf)
@@ -400,6 +405,42 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 	return false;
 }
 
+/*
+ * Member I/Os in flight or queued at which a destage's writes count as
+ * queued deep: twice the partial-destage cap's share per member, the
+ * depth notes-p99.md's proposal 1 would pace full-row destages at.
+ */
+static int deep_queue(struct r5j_conf *conf)
+{
+	return 2 * R5J_DESTAGE_PER_MEMBER * conf->raid_disks;
+}
+
+/*
+ * A write was added to a stripe in destage: it waits for the member
+ * writes (handle_writeback()).  Statistics only, any context.
+ */
+void r5j_wbcache_count_write_wait(struct r5j_conf *conf)
+{
+	atomic64_inc(&conf->wbc->write_waits);
+}
+
+/*
+ * A destage's member writes are being queued (daemon) with @queued member
+ * I/Os already in flight or queued: are destages sent in bursts?
+ */
+void r5j_wbcache_count_destage_submit(struct r5j_conf *conf, int queued)
+{
+	struct r5j_wbcache *wbc = conf->wbc;
+	s64 max = atomic64_read(&wbc->member_queue_max);
+
+	atomic64_inc(&wbc->destage_submits);
+	if (queued >= deep_queue(conf))
+		atomic64_inc(&wbc->destage_deep);
+	while (queued > max &&
+	       !atomic64_try_cmpxchg(&wbc->member_queue_max, &max, queued))
+		;
+}
+
 /* conf->lock held: hand an idle dirty stripe to the daemon for destage. */
 static void queue_destage(struct r5j_conf *conf, struct r5j_stripe *sh)
 {
@@ -483,19 +524,25 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
  * policy").  The members' rate is fixed, so a deeper queue destages no
  * more; it only keeps each stripe longer, and every stripe it holds is a
  * head writers wait for and a row whose next write waits for the members
- * (issue 16's p99).  In flight: dirty stripes in memory not idle on the
- * dirty list (cached writes in progress and stripes parked for journal
- * space count too).  Never the high-water mark's or X's destages: they
+ * (issue 16's p99).  In flight: the @mem dirty stripes in memory less the
+ * @idle ones on dirty_list (cached writes in progress and stripes parked
+ * for journal space count too).  Never the high-water mark's or X's destages: they
  * free the ring that parked stripes wait for.
  */
-static int destage_budget(struct r5j_conf *conf, int mem)
+static int destage_budget(struct r5j_conf *conf, int mem, int idle)
+{
+	return R5J_DESTAGE_PER_MEMBER * conf->raid_disks - (mem - idle);
+}
+
+/* Idle dirty stripes (conf->lock held): a walk, so once per pass. */
+static int count_idle(struct r5j_conf *conf)
 {
 	struct r5j_stripe *sh;
 	int idle = 0;
 
 	list_for_each_entry(sh, &conf->dirty_list, lru)
 		idle++;
-	return R5J_DESTAGE_PER_MEMBER * conf->raid_disks - (mem - idle);
+	return idle;
 }
 
 /*
@@ -524,7 +571,8 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	bool x = false, x_waiting = false, counted = all, left = false;
 	struct r5j_stripe *sh, *tmp;
 	u64 limit = 0, x_lsn = 0;
-	int over = 0, mem, budget = INT_MAX;
+	/* idle on dirty_list, less those taken off; < 0: not counted yet */
+	int over = 0, mem, budget = INT_MAX, idle = -1;
 
 	/* aged stripes left by the budget go on in the next passes */
 	aged |= wbc->aging;
@@ -544,9 +592,8 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	/* exact under conf->lock, which r5j_get_stripe() waits under */
 	waiting = waitqueue_active(&conf->wait_for_stripe);
 	if (!all && (mem > high || (mem > low && waiting))) {
-		over = -low;
-		list_for_each_entry(sh, &conf->dirty_list, lru)
-			over++;
+		idle = count_idle(conf);
+		over = idle - low;
 	}
 	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
 		int r;
@@ -556,6 +603,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 			if (over > 0 && evict_on && evict(conf, sh) > 0) {
 				freed = true;
 				over--;
+				idle--;
 			}
 			continue;
 		}
@@ -563,17 +611,21 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 			    sh->dirty_unit->lsn < limit)) {
 			queue_destage(conf, sh);
 			queued = true;
+			idle--;
 			continue;
 		}
 		if (aged && tick - sh->dirty_tick >= 2) {
 			/* counted once, and only here: a walk per pass costs */
 			if (!counted) {
-				budget = destage_budget(conf, mem);
+				if (idle < 0)
+					idle = count_idle(conf);
+				budget = destage_budget(conf, mem, idle);
 				counted = true;
 			}
 			if (budget-- > 0) {
 				queue_destage(conf, sh);
 				queued = true;
+				idle--;
 				continue;
 			}
 			left = true;
@@ -584,16 +636,19 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		if (r > 0) {
 			freed = true;
 			over--;
+			idle--;
 		} else if (r < 0) {
 			queue_destage(conf, sh);
 			queued = true;
 			over--;
+			idle--;
 		}
 	}
 	/* one tick's aged stripes and entries may take several passes */
 	wbc->aging = aged && (left || wbc->evicted);
 	if (wbc->aging && wbc->evicted && !counted)
-		budget = destage_budget(conf, mem);
+		budget = destage_budget(conf, mem,
+					idle < 0 ? count_idle(conf) : idle);
 	if (freed)
 		wake_up(&conf->wait_for_stripe);
 	spin_unlock_irq(&conf->lock);
@@ -629,10 +684,18 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 			     "writeback_journal_cache %d\nevicted_stripes %u\n"
 			     "evictions %llu\njournal_reads %llu\n"
 			     "journal_read_failures %llu\ndirty_bytes %llu\n"
-			     "log_high %d\nlog_use %llu\n",
+			     "log_high %d\nlog_use %llu\n"
+			     "destage_submits %lld\ndestage_submits_deep %lld\n"
+			     "deep_queue %d\nmember_queue_max %lld\n"
+			     "destage_write_waits %lld\n",
 			     READ_ONCE(wb_journal_cache), evicted, evictions,
 			     atomic64_read(&wbc->journal_reads),
 			     atomic64_read(&wbc->read_failures),
 			     atomic64_read(&wbc->dirty_blocks) * R5J_BLOCK_SIZE,
-			     READ_ONCE(conf->log_high), use);
+			     READ_ONCE(conf->log_high), use,
+			     atomic64_read(&wbc->destage_submits),
+			     atomic64_read(&wbc->destage_deep),
+			     deep_queue(conf),
+			     atomic64_read(&wbc->member_queue_max),
+			     atomic64_read(&wbc->write_waits));
 }
