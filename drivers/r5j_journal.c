@@ -1199,8 +1199,6 @@ static u64 reclaimable_tail(struct r5j_journal *log)
  * Move journal_tail past the units the members have.  @locked: the caller
  * holds reconfig_mutex (quiesce); otherwise try to take it.  Every tail
  * update happens under reconfig_mutex, so they never interleave.
- */
-/*
  * false: reconfig_mutex was taken (the reclaim thread retries shortly).
  * The caller sets its own timeout: at stop log->reclaim_thread is
  * already NULL while the thread still runs (r5j_unregister_thread()).
