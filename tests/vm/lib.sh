@@ -535,6 +535,17 @@ vm_result() {
 
 # ---- crafted-input scenarios -------------------------------------------
 
+# vm_build_jcorrupt: tests/tools/jcorrupt (the host's journal and
+# superblock crafting tool) built as $JC from the shared sources.
+vm_build_jcorrupt() {
+	JC=$BUILD/jcorrupt
+	mkdir -p "$BUILD"
+	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$R5J_ROOT/include" -o "$JC" \
+		"$R5J_ROOT/tests/tools/jcorrupt.c" "$R5J_ROOT/tools/mdsb.c" \
+		"$R5J_ROOT"/drivers/shared/*.c "$R5J_ROOT"/tools/lib/*_user.c ||
+		vm_fail "cannot build tests/tools/jcorrupt.c"
+}
+
 # vm_crafted_setup: the host set-up shared by t-journal-crafted and
 # t-reshape-crafted, whose cases are image copies crafted on the host,
 # hashed region by region before and after the boot that assembles them.
@@ -548,12 +559,7 @@ vm_result() {
 #                           between $OUT/IMG.before and $OUT/IMG.after
 #   crafted_verdict         exit 1 if a case failed, else print PASS
 vm_crafted_setup() {
-	JC=$BUILD/jcorrupt
-	mkdir -p "$BUILD"
-	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$R5J_ROOT/include" -o "$JC" \
-		"$R5J_ROOT/tests/tools/jcorrupt.c" "$R5J_ROOT/tools/mdsb.c" \
-		"$R5J_ROOT"/drivers/shared/*.c "$R5J_ROOT"/tools/lib/*_user.c ||
-		vm_fail "cannot build tests/tools/jcorrupt.c"
+	vm_build_jcorrupt
 	OUT=$BUILD/vm-logs/$VM_TEST
 	mkdir -p "$OUT"
 	rm -f "$OUT"/*

@@ -69,14 +69,10 @@ GROUP2="pcsum torn seq uuid tail"
 
 mkdir -p "$BUILD"
 STAMP=$BUILD/stamp
-JC=$BUILD/jcorrupt
 TOOL=${R5JTOOL:-$R5J_ROOT/tools/r5jtool}
 gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
 	vm_fail "cannot build tests/tools/stamp.c"
-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$R5J_ROOT/include" -o "$JC" \
-	"$R5J_ROOT/tests/tools/jcorrupt.c" "$R5J_ROOT/tools/mdsb.c" \
-	"$R5J_ROOT"/drivers/shared/*.c "$R5J_ROOT"/tools/lib/*_user.c ||
-	vm_fail "cannot build tests/tools/jcorrupt.c"
+vm_build_jcorrupt
 if [ -z "${R5JTOOL:-}" ]; then
 	make -s -C "$R5J_ROOT/tools" || vm_fail "building r5jtool failed"
 fi

@@ -17,12 +17,7 @@
 
 . "$(dirname "$0")/lib.sh"
 
-JC=$BUILD/jcorrupt
-mkdir -p "$BUILD"
-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$R5J_ROOT/include" -o "$JC" \
-	"$R5J_ROOT/tests/tools/jcorrupt.c" "$R5J_ROOT/tools/mdsb.c" \
-	"$R5J_ROOT"/drivers/shared/*.c "$R5J_ROOT"/tools/lib/*_user.c ||
-	vm_fail "cannot build tests/tools/jcorrupt.c"
+vm_build_jcorrupt
 rm -rf "$VM_DISK_DIR"
 vm_disks 16M d0 d1 d2 d3
 vm_disk j 8M
