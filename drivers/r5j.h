@@ -202,6 +202,9 @@ struct r5j_stats {
 	atomic64_t stripe_unblocked;	/* not a write, taken past stripes_blocked */
 	atomic64_t member_batches;	/* r5j_submit_pending() runs with bios */
 	atomic64_t member_runs;		/* write runs they held, per device */
+	atomic64_t member_submit_us_max; /* longest r5j_submit_pending() */
+	atomic64_t member_submit_slow;	/* of them, >= R5J_SUBMIT_SLOW_MS */
+	atomic64_t member_holds;	/* r5j_end_pass() kept bios queued */
 };
 
 struct r5j_conf {

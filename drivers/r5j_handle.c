@@ -386,14 +386,33 @@ static void sort_queue(struct bio_list *q)
  * submitted as each stripe was handled, reads and writes of different
  * rows would alternate on a member and each stay a 4 KiB request.
  */
+/* raid5j_stats: a submission this long held up the daemon's pass */
+#define R5J_SUBMIT_SLOW_MS	100
+
+/* How long the daemon spent submitting (blk-wbt may sleep it there). */
+static void count_submit_time(struct r5j_conf *conf, ktime_t start)
+{
+	s64 us = ktime_us_delta(ktime_get(), start);
+	s64 max = atomic64_read(&conf->stats.member_submit_us_max);
+
+	if (us >= R5J_SUBMIT_SLOW_MS * USEC_PER_MSEC)
+		atomic64_inc(&conf->stats.member_submit_slow);
+	while (us > max &&
+	       !atomic64_try_cmpxchg(&conf->stats.member_submit_us_max,
+				     &max, us))
+		;
+}
+
 void r5j_submit_pending(struct r5j_conf *conf)
 {
 	struct bio *bio;
+	ktime_t start;
 	bool more;
 	int i, runs = 0;
 
 	if (!conf->nr_pending)
 		return;
+	start = ktime_get();
 	atomic64_inc(&conf->stats.member_batches);
 	atomic_add(conf->nr_pending, &conf->member_inflight);
 	if (conf->pending_unsorted)
@@ -426,6 +445,7 @@ void r5j_submit_pending(struct r5j_conf *conf)
 		}
 	} while (more);
 	atomic64_add(runs, &conf->stats.member_runs);
+	count_submit_time(conf, start);
 	conf->pass_submitted += conf->nr_pending;
 	conf->nr_pending = 0;
 	conf->pending_joined = 0;
@@ -459,6 +479,8 @@ void r5j_end_pass(struct r5j_conf *conf)
 			2 * conf->pending_full >= conf->nr_pending);
 	if (!hold)
 		r5j_submit_pending(conf);
+	else
+		atomic64_inc(&conf->stats.member_holds);
 	conf->pass_submitted = 0;
 }
 

@@ -174,7 +174,9 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 				 "aligned_reads %lld\ndegraded_reads %lld\n"
 				 "bitmap_waits %lld\nstripe_waits %lld\n"
 				 "stripe_unblocked %lld\n"
-				 "member_batches %lld\nmember_runs %lld\n",
+				 "member_batches %lld\nmember_runs %lld\n"
+				 "member_submit_us_max %lld\n"
+				 "member_submit_slow %lld\nmember_holds %lld\n",
 				 atomic64_read(&st->stripes_handled),
 				 atomic64_read(&st->rmw),
 				 atomic64_read(&st->rcw),
@@ -187,7 +189,10 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 				 atomic64_read(&st->stripe_waits),
 				 atomic64_read(&st->stripe_unblocked),
 				 atomic64_read(&st->member_batches),
-				 atomic64_read(&st->member_runs));
+				 atomic64_read(&st->member_runs),
+				 atomic64_read(&st->member_submit_us_max),
+				 atomic64_read(&st->member_submit_slow),
+				 atomic64_read(&st->member_holds));
 	}
 	spin_unlock(&mddev->lock);
 	return ret;
