@@ -379,13 +379,6 @@ static void sort_queue(struct bio_list *q)
 		q->tail = q->tail->bi_next;
 }
 
-/*
- * Daemon: submit the member bios queued by this pass, device by device,
- * reads before writes.  Queued in stripe order, a device's bios of
- * consecutive rows follow each other and merge in the daemon's plug;
- * submitted as each stripe was handled, reads and writes of different
- * rows would alternate on a member and each stay a 4 KiB request.
- */
 /* raid5j_stats: a submission this long held up the daemon's pass */
 #define R5J_SUBMIT_SLOW_MS	100
 
@@ -403,6 +396,13 @@ static void count_submit_time(struct r5j_conf *conf, ktime_t start)
 		;
 }
 
+/*
+ * Daemon: submit the member bios queued by this pass, device by device,
+ * reads before writes.  Queued in stripe order, a device's bios of
+ * consecutive rows follow each other and merge in the daemon's plug;
+ * submitted as each stripe was handled, reads and writes of different
+ * rows would alternate on a member and each stay a 4 KiB request.
+ */
 void r5j_submit_pending(struct r5j_conf *conf)
 {
 	struct bio *bio;

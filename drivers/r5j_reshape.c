@@ -112,6 +112,11 @@ static const char *cannot_run(struct r5j_conf *conf,
  * before 4.2.  A number user space wrote is kept.  Member-count changes
  * are left to mdadm's monitor as they are (their windows: reshape.md R7).
  */
+static bool keeps_count(const struct r5j_reshape *rs)
+{
+	return rs->prev.raid_disks == rs->next.raid_disks;
+}
+
 static void hold_for_backup(struct mddev *mddev, struct r5j_conf *conf)
 {
 	struct r5j_reshape *rs = &conf->rs;
@@ -119,7 +124,7 @@ static void hold_for_backup(struct mddev *mddev, struct r5j_conf *conf)
 	sector_t at;
 	bool held = false;
 
-	if (rs->prev.raid_disks != rs->next.raid_disks ||
+	if (!keeps_count(rs) ||
 	    r5j_reshape_finished(rs, conf->reshape_progress) ||
 	    r5j_reshape_step(rs, conf->reshape_progress, &st) ||
 	    r5j_reshape_need(rs, &st, conf->reshape_safe) != R5J_RESHAPE_BACKUP)
@@ -406,8 +411,7 @@ static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
 	 * sync_max, both parts would be forgotten at once and a cut before
 	 * the next backup would find none (notes-backup-restart.md 3).
 	 */
-	if (backup && rs->prev.raid_disks == rs->next.raid_disks &&
-	    mddev->resync_max != MaxSector)
+	if (backup && keeps_count(rs) && mddev->resync_max != MaxSector)
 		report = true;
 	if (report)
 		mddev->curr_resync_completed = done;
@@ -669,6 +673,7 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	struct r5j_reshape_step st;
 	u32 u = r5j_reshape_unit(rs);
 	enum r5j_reshape_need need;
+	sector_t done;
 
 	if (!conf->reshaping || unsupported(conf, rs)) {
 		*skipped = 1;
@@ -694,9 +699,8 @@ sector_t r5j_reshape_sync(struct mddev *mddev, sector_t sector_nr,
 	 * @sector_nr counts from the start of the walk: from the end
 	 * backwards (raid456's reshape_request()).
 	 */
-	if (sector_nr == 0 && r5j_reshape_walked(rs, conf->reshape_progress)) {
-		sector_t done = r5j_reshape_walked(rs, conf->reshape_progress);
-
+	done = sector_nr ? 0 : r5j_reshape_walked(rs, conf->reshape_progress);
+	if (done) {
 		/* R8: mdadm's monitor, held or not, waits for this number */
 		mddev->curr_resync_completed = done;
 		sysfs_notify_dirent_safe(mddev->sysfs_completed);
