@@ -227,12 +227,30 @@ vm_disk_path() {
 	echo "$VM_DISK_DIR/$1.img"
 }
 
+# vm_host_cc OUT GCC-ARGS...: build a host tool as OUT, atomically.  make
+# check runs two scenarios at once and each builds its tools at its start:
+# gcc writing OUT in place while the other scenario runs OUT (its stamp
+# check after a power cut) made that run fail ("Permission denied", "No
+# such file"), which the scenario reported as lost data.  The new file is
+# renamed over OUT, so a run sees the old binary or the new one, whole.
+vm_host_cc() {
+	local out=$1 tmp
+	shift
+	mkdir -p "$(dirname "$out")"
+	tmp=$(mktemp "$out.XXXXXX") || return 1
+	if gcc "$@" -o "$tmp" && chmod 755 "$tmp" && mv -f "$tmp" "$out"; then
+		return 0
+	fi
+	rm -f "$tmp"
+	return 1
+}
+
 # vm_stamp: build the power-cut tests' verifying writer (tests/tools/stamp.c,
 # static) as $STAMP on the host and ship it to the guest as /test/stamp.
 vm_stamp() {
 	STAMP=$BUILD/stamp
-	mkdir -p "$BUILD"
-	gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
+	vm_host_cc "$STAMP" -O2 -Wall -static -pthread \
+		"$R5J_ROOT/tests/tools/stamp.c" ||
 		vm_fail "cannot build tests/tools/stamp.c"
 	export VM_FILES="${VM_FILES:+$VM_FILES }$STAMP"
 }
@@ -541,8 +559,7 @@ vm_result() {
 # superblock crafting tool) built as $JC from the shared sources.
 vm_build_jcorrupt() {
 	JC=$BUILD/jcorrupt
-	mkdir -p "$BUILD"
-	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$R5J_ROOT/include" -o "$JC" \
+	vm_host_cc "$JC" -std=gnu11 -O2 -Wall -Wextra -Werror -I"$R5J_ROOT/include" \
 		"$R5J_ROOT/tests/tools/jcorrupt.c" "$R5J_ROOT/tools/mdsb.c" \
 		"$R5J_ROOT"/drivers/shared/*.c "$R5J_ROOT"/tools/lib/*_user.c ||
 		vm_fail "cannot build tests/tools/jcorrupt.c"
