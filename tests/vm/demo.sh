@@ -129,7 +129,7 @@ pass demo-journal
 EOF
 rc=$?
 echo "== 9. Every acknowledged block, as read back degraded after the crash:"
-"$STAMP" check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/demo.acks" || rc=1
+vm_stamp_check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/demo.acks" || rc=1
 secs=$(($(date +%s) - start))
 echo
 if [ $rc -eq 0 ]; then

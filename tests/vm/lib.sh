@@ -255,6 +255,22 @@ vm_stamp() {
 	export VM_FILES="${VM_FILES:+$VM_FILES }$STAMP"
 }
 
+# vm_stamp_check IMAGE BLOCKS ACKLOG: "$STAMP check"; 0 every acknowledged
+# block intact, 1 lost or garbage.  A checker that could not run (any
+# other exit: not built, killed) fails the scenario as that, never as
+# lost data; the line goes to the log even when the caller redirects.
+vm_stamp_check() {
+	local rc=0
+
+	"$STAMP" check "$@" || rc=$?
+	case $rc in
+	0 | 1) return $rc ;;
+	esac
+	echo "FAIL $VM_TEST: the stamp checker did not run to its end (exit $rc): $STAMP check $*" |
+		tee -a "${VM_LOG:-/dev/null}" >&2
+	exit 1
+}
+
 # ---- volatile disk cache (VM_NBD_CACHE=1) -------------------------------
 
 # _vm_nbd_start NAME IMG: serve IMG on a unix socket through nbdkit's

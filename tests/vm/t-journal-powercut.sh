@@ -332,7 +332,7 @@ EOF
 			vm_fail "cycle $cycle: journal cache on, but recovery destaged only ${rec:-0} data-only stripes (stripe cache $STRIPE_CACHE): the dirty data was not beyond RAM"
 		fi
 	fi
-	if ! "$STAMP" check "$(vm_disk_path dump)" "$BLOCKS" \
+	if ! vm_stamp_check "$(vm_disk_path dump)" "$BLOCKS" \
 		"$BUILD/vm-logs/$VM_TEST.acks"; then
 		caught=$((caught + 1))
 		if [ "$JOURNAL" = 1 ] && [ "$LOSS_RECORD" = 1 ]; then
