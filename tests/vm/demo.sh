@@ -87,7 +87,7 @@ rc=$?
 echo
 echo "== Part 2: a journaled array survives a power cut"
 STAMP=$BUILD/stamp
-gcc -O2 -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" || exit 1
+vm_host_cc "$STAMP" -O2 -static -pthread "$R5J_ROOT/tests/tools/stamp.c" || exit 1
 export VM_FILES=$STAMP
 vm_disks 64M d0 d1 d2 d3
 vm_disk j 16M
@@ -129,7 +129,7 @@ pass demo-journal
 EOF
 rc=$?
 echo "== 9. Every acknowledged block, as read back degraded after the crash:"
-"$STAMP" check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/demo.acks" || rc=1
+vm_stamp_check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/demo.acks" || rc=1
 secs=$(($(date +%s) - start))
 echo
 if [ $rc -eq 0 ]; then

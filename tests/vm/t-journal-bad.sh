@@ -67,11 +67,8 @@ MEMBERS="0 1 2 3"
 GROUP1="clean magic0 magic version mcsum"
 GROUP2="pcsum torn seq uuid tail"
 
-mkdir -p "$BUILD"
-STAMP=$BUILD/stamp
 TOOL=${R5JTOOL:-$R5J_ROOT/tools/r5jtool}
-gcc -O2 -Wall -static -pthread -o "$STAMP" "$R5J_ROOT/tests/tools/stamp.c" ||
-	vm_fail "cannot build tests/tools/stamp.c"
+vm_stamp
 vm_build_jcorrupt
 if [ -z "${R5JTOOL:-}" ]; then
 	make -s -C "$R5J_ROOT/tools" || vm_fail "building r5jtool failed"

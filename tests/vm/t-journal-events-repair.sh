@@ -122,7 +122,7 @@ pass repaired
 EOF
 	vm_fail "the repaired array did not come back"
 
-"$STAMP" check "$(vm_disk_path dump)" "$BLOCKS" "$ACKS" ||
+vm_stamp_check "$(vm_disk_path dump)" "$BLOCKS" "$ACKS" ||
 	vm_fail "acknowledged data lost or garbage"
 # shellcheck disable=SC2046
 "$TOOL" match-events --dry-run $(images j $MEMBERS) | grep -q 'nothing to do' ||

@@ -128,6 +128,25 @@ pass create
 EOF
 	vm_fail "create failed"
 BLOCKS=$(vm_val blocks)
+# The disks at the last cut and the log from journal_tail (r5jtool dump);
+# kept for a failing cycle, which cut_report points at.
+CUT_DIR=$BUILD/vm-logs/$VM_TEST.cut
+R5JTOOL=$R5J_ROOT/tools/r5jtool
+[ "$JOURNAL" = 1 ] && { [ -x "$R5JTOOL" ] || make -s -C "$R5J_ROOT/tools" ||
+	vm_fail "building r5jtool failed"; }
+# cut_report: for the first bad blocks the checker named, the payloads of
+# the log at the cut that hold them (none: the log did not have them).
+cut_report() {
+	local b n=0
+
+	for b in $(sed -n 's/^stamp: block \([0-9]*\): .*/\1/p' "$CUT_DIR/check.txt"); do
+		n=$((n + 1))
+		[ $n -gt 5 ] && break
+		echo "cycle $cycle: block $b (array sector $((b * 8))) in the log at the cut:" \
+			"$(grep -c " array $((b * 8)) " "$CUT_DIR/log.txt") payload(s)"
+	done
+	echo "cycle $cycle: $(tail -n 1 "$CUT_DIR/log.txt"); disks and log at the cut kept in $CUT_DIR"
+}
 [ -n "$BLOCKS" ] || vm_fail "no array size"
 STRIPE_BLOCKS=$((DATA_DISKS * 4))	# data members x 16 KiB chunk / 4 KiB
 : > "$BUILD/vm-logs/$VM_TEST.acks"
@@ -226,6 +245,14 @@ EOF
 		# to compare with where recovery says the log ended
 		jt=$(od -An -t u8 -j $((4096 + 152)) -N 8 "$(vm_disk_path j)" | tr -d ' ')
 		echo "cycle $cycle: journal_tail on disk at the cut: ${jt:-?}"
+		# the disks as the cut left them, and the log recovery will
+		# walk: a failing cycle can be replayed and read offline
+		rm -rf "$CUT_DIR" && mkdir -p "$CUT_DIR"
+		for m in $MEMBERS j; do
+			cp --sparse=always "$(vm_disk_path $m)" "$CUT_DIR/" ||
+				vm_fail "cycle $cycle: cannot keep the disks at the cut"
+		done
+		"$R5JTOOL" dump "$(vm_disk_path j)" > "$CUT_DIR/log.txt" 2>&1
 	fi
 	grep '^A ' "$VM_RESULTS" >> "$BUILD/vm-logs/$VM_TEST.acks"
 	acks=$(grep -c '^A ' "$VM_RESULTS")
@@ -332,9 +359,14 @@ EOF
 			vm_fail "cycle $cycle: journal cache on, but recovery destaged only ${rec:-0} data-only stripes (stripe cache $STRIPE_CACHE): the dirty data was not beyond RAM"
 		fi
 	fi
-	if ! "$STAMP" check "$(vm_disk_path dump)" "$BLOCKS" \
-		"$BUILD/vm-logs/$VM_TEST.acks"; then
+	mkdir -p "$CUT_DIR"
+	bad=0
+	vm_stamp_check "$(vm_disk_path dump)" "$BLOCKS" \
+		"$BUILD/vm-logs/$VM_TEST.acks" > "$CUT_DIR/check.txt" || bad=1
+	cat "$CUT_DIR/check.txt"
+	if [ $bad = 1 ]; then
 		caught=$((caught + 1))
+		[ "$JOURNAL" = 1 ] && cut_report
 		if [ "$JOURNAL" = 1 ] && [ "$LOSS_RECORD" = 1 ]; then
 			echo "cycle $cycle: RECORDED, not asserted (LOSS_RECORD=1): acknowledged data lost or garbage with the journal"
 		elif [ "$JOURNAL" = 1 ]; then

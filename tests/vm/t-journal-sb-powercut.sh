@@ -169,7 +169,7 @@ EOF
 	pass restart
 EOF
 			vm_fail "RAID$LEVEL cycle $cycle ($model): restart failed (see $VM_LOG)"
-		"$STAMP" check "$(vm_disk_path dump)" "$BLOCKS" "$ACKS" ||
+		vm_stamp_check "$(vm_disk_path dump)" "$BLOCKS" "$ACKS" ||
 			vm_fail "RAID$LEVEL cycle $cycle: acknowledged data lost or garbage"
 	done
 done

@@ -143,7 +143,7 @@ check mismatch /dev/md0
 run mdadm --stop /dev/md0
 pass restart
 EOF
-	"$STAMP" check "$(vm_disk_path dump)" "$BLOCKS" "$BUILD/vm-logs/$VM_TEST.acks" ||
+	vm_stamp_check "$(vm_disk_path dump)" "$BLOCKS" "$BUILD/vm-logs/$VM_TEST.acks" ||
 		vm_fail "cycle $cycle: acknowledged data lost or garbage after a cut right after a switch to $last"
 	echo "cycle $cycle: every acknowledged block intact, mismatch_cnt 0"
 done

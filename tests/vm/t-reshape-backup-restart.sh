@@ -167,7 +167,7 @@ EOF
 	vm_fail "boot 2 ($RESTART_PERSONALITY)"
 # raid456 under mdadm 4.2 runs unheld: its on-disk position can be behind
 # rows it moved in place, which the restore and the resume then rewrite
-if ! "$STAMP" check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/$VM_TEST.acks" > "$BUILD/vm-logs/$VM_TEST.check" 2>&1; then
+if ! vm_stamp_check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/$VM_TEST.acks" > "$BUILD/vm-logs/$VM_TEST.check" 2>&1; then
 	tail -n 1 "$BUILD/vm-logs/$VM_TEST.check"
 	[ "$RESTART_PERSONALITY" = raid456 ] ||
 		vm_fail "acknowledged data lost or garbage after the resumed reshape"

@@ -179,7 +179,7 @@ pass "md1 resumed"
 check dmesg
 EOF
 		vm_fail "$what: boot 2 ($rp)"
-	"$STAMP" check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/$VM_TEST.leg$n.acks" ||
+	vm_stamp_check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/$VM_TEST.leg$n.acks" ||
 		vm_fail "$what: acknowledged data lost or garbage after the resumed grow"
 	echo "PASS $VM_TEST/$what: stopped and power-cut grows resumed, $acks acknowledged writes intact"
 }

@@ -238,7 +238,7 @@ run mdadm --stop $D
 check dmesg
 pass "replayed, resumed degraded, rebuilt"
 EOF
-"$STAMP" check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/$VM_TEST.acks" ||
+vm_stamp_check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/$VM_TEST.acks" ||
 	vm_fail "acknowledged data lost or garbage after the replay and the resumed grow"
 
 PERSONALITY=raid456 vm_boot --timeout 150 --env HALF="$half" \

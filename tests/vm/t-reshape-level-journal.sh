@@ -221,6 +221,6 @@ if [ "$hang" = 1 ]; then
 	echo "PASS $VM_TEST ($PERSONALITY: KNOWN, writes hang after the journaled takeover)"
 	exit 0
 fi
-"$STAMP" check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/$VM_TEST.acks" ||
+vm_stamp_check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/$VM_TEST.acks" ||
 	vm_fail "acknowledged writes lost or garbage after the cut ($PERSONALITY)"
 echo "PASS $VM_TEST ($PERSONALITY)"

@@ -276,14 +276,14 @@ EOF
 vm_boot --timeout 150 --env SIZE0="$size0" --env BLOCKS0="$blocks0" \
 	--env MISSING="$MD1_MISSING" --env SIZE1="$size1" --env BLOCKS1="$blocks1" \
 	"$g" $MD0 $MD1 dump0 dump1 || vm_fail "boot 3 ($PERSONALITY): restart"
-"$STAMP" check "$(vm_disk_path dump0)" "$blocks0" "$BUILD/vm-logs/$VM_TEST.acks0" ||
+vm_stamp_check "$(vm_disk_path dump0)" "$blocks0" "$BUILD/vm-logs/$VM_TEST.acks0" ||
 	vm_fail "md0: acknowledged data lost or garbage after the resumed shrink"
 # raid456 loses acknowledged blocks here (6 of 6 runs, also with every
 # member present), 1400-12000 sectors below the superblock position: the
 # part its resume redoes.  The same on-disk state resumed by raid5j was
 # intact (a probe, 2026-12-06), so it is raid456's resume of a backwards
 # chunk change, not the writes before the cut nor this test.
-if ! "$STAMP" check "$(vm_disk_path dump1)" "$blocks1" "$BUILD/vm-logs/$VM_TEST.acks1" > "$BUILD/vm-logs/$VM_TEST.check1" 2>&1; then
+if ! vm_stamp_check "$(vm_disk_path dump1)" "$blocks1" "$BUILD/vm-logs/$VM_TEST.acks1" > "$BUILD/vm-logs/$VM_TEST.check1" 2>&1; then
 	tail -n 1 "$BUILD/vm-logs/$VM_TEST.check1"
 	[ "$PERSONALITY" = raid456 ] ||
 		vm_fail "md1: acknowledged data lost or garbage after the degraded resume"
