@@ -306,6 +306,17 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 	if (sync_io)
 		md_sync_acct(rdev->bdev, R5J_STRIPE_SECTORS);
 
+	/*
+	 * The daemon never sleeps in a member's write throttle: it is the
+	 * only thread that moves the journal, and while blk-wbt held it no
+	 * journal unit went out and no cached write was acknowledged
+	 * (notes-p99.md section 5).  blk-wbt lets REQ_SYNC | REQ_IDLE writes
+	 * (O_DIRECT's) through.  raid5j bounds its member queues itself:
+	 * one I/O per block of a cached stripe, destages paced by
+	 * R5J_DESTAGE_PER_MEMBER and r5j_end_pass().
+	 */
+	if (op_is_write(opf))
+		opf |= REQ_SYNC | REQ_IDLE;
 	io->rdev = rdev;
 	bio_init(&io->bio, rdev->bdev, &io->vec, 1, opf);
 	io->bio.bi_iter.bi_sector = r5j_rsec(sh, rdev) + rdev->data_offset;
@@ -382,7 +393,10 @@ static void sort_queue(struct bio_list *q)
 /* raid5j_stats: a submission this long held up the daemon's pass */
 #define R5J_SUBMIT_SLOW_MS	100
 
-/* How long the daemon spent submitting (blk-wbt may sleep it there). */
+/*
+ * How long the daemon spent submitting: a member whose requests are all
+ * in use sleeps it there (blk-wbt does not: submit_io()).
+ */
 static void count_submit_time(struct r5j_conf *conf, ktime_t start)
 {
 	s64 us = ktime_us_delta(ktime_get(), start);
@@ -422,10 +436,11 @@ void r5j_submit_pending(struct r5j_conf *conf)
 		while ((bio = bio_list_pop(&conf->pending[i])))
 			submit_bio_noacct(bio);
 	/*
-	 * Writes a run at a time per device, device after device: writeback
-	 * throttling (blk-wbt) may put the daemon to sleep in
-	 * submit_bio_noacct() until a member completes a write, and then the
-	 * other members must have theirs already, not wait behind it.  A run
+	 * Writes a run at a time per device, device after device: a member
+	 * whose requests are all in use (nr_requests) puts the daemon to
+	 * sleep in submit_bio_noacct() until it completes one, and then the
+	 * other members must have theirs already, not wait behind it.  (Its
+	 * first reason, blk-wbt, no longer applies: submit_io().)  A run
 	 * (consecutive rows) still merges into one request in the plug.
 	 */
 	do {

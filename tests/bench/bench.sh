@@ -49,7 +49,9 @@
 # one reported: 2, QUICK 1), PROFILES ("throttled unthrottled"), MODES
 # ("none wt"; also wb), WORKLOADS (names below), BENCH_IOPS (150), BENCH_MBPS (150),
 # JOURNAL_MB (journal drive: 128, issue16 64), HOT (MiB, 32), SUST_RUNTIME,
-# OUT (results/bench-<timestamp>).
+# MEMBER_WBT (default: the members' writeback throttling as the guest
+# kernel sets it; 0: every member's queue/wbt_lat_usec set to 0 for both
+# personalities, the journal drive untouched), OUT (results/bench-<timestamp>).
 #
 # Output in OUT: results.md (tables), results.json (every cell, derived
 # numbers), *.png (charts), raw/ (guest result lines, fio JSON, logs).
@@ -70,7 +72,7 @@ log() { echo "bench: $*"; }
 # The knobs given, for the record (results.md names the exact command).
 given=()
 for n in QUICK BENCH LEVEL DISKS CHUNK RUNTIME REGION REPEAT PROFILES MODES \
-	 WORKLOADS BENCH_IOPS BENCH_MBPS JOURNAL_MB HOT SUST_RUNTIME; do
+	 WORKLOADS BENCH_IOPS BENCH_MBPS JOURNAL_MB HOT SUST_RUNTIME MEMBER_WBT; do
 	[ -n "${!n:-}" ] && given+=("$n=${!n}")
 done
 
@@ -98,6 +100,7 @@ MODES=${MODES:-none wt}
 BENCH_IOPS=${BENCH_IOPS:-150}
 BENCH_MBPS=${BENCH_MBPS:-150}
 SUST_RUNTIME=${SUST_RUNTIME:-$((RUNTIME * 3))}
+MEMBER_WBT=${MEMBER_WBT:-default}
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=${OUT:-$root/results/bench-$STAMP}
 
@@ -108,6 +111,7 @@ issue16) WORKLOADS=${WORKLOADS:-hot4k-qd16 sust4k-qd16} ;;
 *) die "BENCH must be matrix, basic or issue16, not '$BENCH'" ;;
 esac
 case $LEVEL in 4 | 5 | 6) ;; *) die "LEVEL must be 4, 5 or 6" ;; esac
+case $MEMBER_WBT in default | 0) ;; *) die "MEMBER_WBT must be default or 0" ;; esac
 minimum=$([ "$LEVEL" = 6 ] && echo 4 || echo 3)
 [ "$BENCH" = basic ] && minimum=4
 [ "$DISKS" -ge "$minimum" ] 2>/dev/null || die "DISKS must be >= $minimum"
@@ -208,7 +212,7 @@ setup_err=$( (VM_TEST=setup; . "$root/tests/vm/lib.sh"; _vm_setup) 2>&1 ) ||
 	die "VM setup failed: $setup_err"
 
 member_mb=$((REGION / $(ndata 6 "$DISKS") + 160))
-export BENCH_DISKS=$DISKS BENCH_IOPS BENCH_MBPS
+export BENCH_DISKS=$DISKS BENCH_IOPS BENCH_MBPS BENCH_MEMBER_WBT=$MEMBER_WBT
 export BENCH_MEMBER_SIZE=${member_mb}M BENCH_JOURNAL_SIZE=${JOURNAL_MB}M
 export BENCH_TIMEOUT=$((nsteps * (SUST_RUNTIME + 60) * 2 + 600))
 
@@ -240,6 +244,7 @@ member_size_mb=$member_mb
 journal_size_mb=$JOURNAL_MB
 hot_mb=$HOT
 sust_runtime_s=$SUST_RUNTIME
+member_wbt=$MEMBER_WBT
 kernel=$KVER
 git=$git_rev
 host_cpus=$(nproc)

@@ -129,7 +129,7 @@ set_mode() {
 # step_array K PROFILE PREFIX LEVEL NDISKS MODE CHUNK_KB REGION_MB
 step_array() {
 	local k=$1 prof=$2 pre=$3 level=$4 n=$5 mode=$6 chunk=$7 region=$8
-	local i members=() jdev='' d data fs t0 t1 t2
+	local i members=() jdev='' d data fs t0 t1 t2 wbt
 	read -r t0 _ < /proc/uptime
 	stop_array
 	for i in $(seq 0 $((n - 1))); do
@@ -150,8 +150,16 @@ step_array() {
 		return
 	fi
 	ROLES+=(md) DEVS+=(md0)
+	wbt=
 	for i in "${!members[@]}"; do
-		ROLES+=("m$i") DEVS+=("$(basename "${members[$i]}")")
+		d=$(basename "${members[$i]}")
+		ROLES+=("m$i") DEVS+=("$d")
+		# MEMBER_WBT=0 (bench.sh): the members' writeback throttling off
+		if [ "${BENCH_MEMBER_WBT:-default}" = 0 ] &&
+		   ! echo 0 > "/sys/block/$d/queue/wbt_lat_usec"; then
+			err "$k" "cannot set $d's wbt_lat_usec to 0"
+		fi
+		wbt=${wbt:+$wbt,}$(cat "/sys/block/$d/queue/wbt_lat_usec" 2>/dev/null)
 	done
 	[ -n "$jdev" ] && ROLES+=(j) DEVS+=("$(basename "$jdev")")
 	BENCH_ROLES=${ROLES[*]} BENCH_DEVS=${DEVS[*]}
@@ -172,6 +180,7 @@ step_array() {
 		"member_max_sectors_kb=$(cat "/sys/block/${DEVS[1]}/queue/max_sectors_kb")" \
 		"member_max_segments=$(cat "/sys/block/${DEVS[1]}/queue/max_segments")" \
 		"md_max_sectors_kb=$(cat /sys/block/md0/queue/max_sectors_kb)" \
+		"member_wbt=${BENCH_MEMBER_WBT:-default} member_wbt_lat_usec=$wbt" \
 		"roles=$(IFS=,; echo "${ROLES[*]}") devs=$(IFS=,; echo "${DEVS[*]}")"
 	read -r t1 _ < /proc/uptime
 	# Prefill the region: reads see written blocks, not holes.

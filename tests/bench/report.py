@@ -545,6 +545,12 @@ def markdown(data):
     A("Throttled profile: each member `throttling.iops-total=%s,"
       "throttling.bps-total=%s` (HDD-like), journal drive unthrottled."
       % (cfg.get("throttle_iops"), cfg.get("throttle_mbps", 0) * 1000000))
+    if str(cfg.get("member_wbt", "default")) == "0":
+        A("MEMBER_WBT=0: every member's writeback throttling off "
+          "(`queue/wbt_lat_usec` 0), both personalities.")
+    else:
+        A("Members' writeback throttling (blk-wbt) at the guest kernel's "
+          "default (MEMBER_WBT=default).")
     A("Both personalities ran in the same run, one VM each (booted once), "
       "taking turns cell by cell, the order swapped every cell.")
     lo = loads(data)
