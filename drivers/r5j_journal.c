@@ -834,6 +834,18 @@ bool r5j_journal_x_oldest(struct r5j_journal *log, u64 *lsn, bool *waiting)
 	return !!first;
 }
 
+/*
+ * Does anything wait for ring space: write-through stripes, destage
+ * parity, X's stripes?  Then the high-water mark's destages are not
+ * paced (r5j_wbcache_destage_idle()).  Lockless: a hint for one pass.
+ */
+bool r5j_journal_space_waits(struct r5j_journal *log)
+{
+	return !list_empty_careful(&log->parked) ||
+	       !list_empty_careful(&log->parked_wb) ||
+	       !list_empty_careful(&log->x_wait);
+}
+
 /* The journal failed: parked stripes go back to fail their writes. */
 static void release_parked(struct r5j_journal *log)
 {

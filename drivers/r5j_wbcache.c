@@ -459,12 +459,12 @@ static void queue_destage(struct r5j_conf *conf, struct r5j_stripe *sh)
  * a head beyond the cache is taken when none is free (rule 13).  Under
  * rule 8' (@x), the stripes pinning the oldest unit (lsn <= @x_lsn) may
  * also take X's pool of R5J_WB_X_HEADS heads: X waits for all of them,
- * and parked stripes may hold every other head.  Aged ones: at most
- * @budget (destage_budget()).
+ * and parked stripes may hold every other head.  Aged ones, and with
+ * @paced the @over_log ones too: at most @budget (destage_budget()).
  */
 static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
-			   bool over_log, u64 limit, bool x, u64 x_lsn,
-			   int budget)
+			   bool over_log, bool paced, u64 limit, bool x,
+			   u64 x_lsn, int budget)
 {
 	struct r5j_wbcache *wbc = conf->wbc;
 	unsigned int tick = READ_ONCE(conf->dirty_tick);
@@ -499,7 +499,7 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 				wbc->aging = false;	/* the aged ones are done */
 			break;
 		}
-		if (!must && budget-- <= 0)
+		if ((!must || paced) && budget-- <= 0)
 			break;
 		if (free > reserve)
 			sh = r5j_get_stripe_geom(conf, sector, prev,
@@ -529,9 +529,13 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
  * for journal space count too).  Never the high-water mark's or X's destages: they
  * free the ring that parked stripes wait for.
  */
-static int destage_budget(struct r5j_conf *conf, int mem, int idle)
+static int destage_budget(struct r5j_conf *conf, int mem, int idle,
+			  bool paced)
 {
-	return R5J_DESTAGE_PER_MEMBER * conf->raid_disks - (mem - idle);
+	/* the high-water mark's: twice as deep, members never starve */
+	int per_member = R5J_DESTAGE_PER_MEMBER * (paced ? 2 : 1);
+
+	return per_member * conf->raid_disks - (mem - idle);
 }
 
 /* Idle dirty stripes (conf->lock held): a walk, so once per pass. */
@@ -569,6 +573,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		!r5j_journal_failed(conf->log) && room;
 	bool over_log = false, queued = false, freed = false, waiting;
 	bool x = false, x_waiting = false, counted = all, left = false;
+	bool paced;
 	struct r5j_stripe *sh, *tmp;
 	u64 limit = 0, x_lsn = 0;
 	/* idle on dirty_list, less those taken off; < 0: not counted yet */
@@ -587,6 +592,16 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		over_log = true;
 		limit = x_lsn + 1;
 	}
+	/*
+	 * Pace the high-water mark's destages while nothing waits for ring
+	 * space (journal.md "Destage policy"): the mark asks for a tenth of
+	 * the ring at once, and queued all together they pinned the stripe
+	 * cache for seconds behind the members (writers waited for a free
+	 * stripe: the hot set's p99).  The members' rate is the same either
+	 * way.  Once something waits for space, all of them go at once.
+	 */
+	paced = over_log && !all && !x_waiting &&
+		!r5j_journal_space_waits(conf->log);
 	spin_lock_irq(&conf->lock);
 	mem = dirty - wbc->evicted;
 	/* exact under conf->lock, which r5j_get_stripe() waits under */
@@ -609,17 +624,26 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		}
 		if (all || (over_log && sh->dirty_unit &&
 			    sh->dirty_unit->lsn < limit)) {
-			queue_destage(conf, sh);
-			queued = true;
-			idle--;
-			continue;
+			if (paced && !counted) {
+				if (idle < 0)
+					idle = count_idle(conf);
+				budget = destage_budget(conf, mem, idle, true);
+				counted = true;
+			}
+			if (!paced || budget-- > 0) {
+				queue_destage(conf, sh);
+				queued = true;
+				idle--;
+				continue;
+			}
+			left = true;	/* paced: the next passes take it */
 		}
 		if (aged && tick - sh->dirty_tick >= 2) {
 			/* counted once, and only here: a walk per pass costs */
 			if (!counted) {
 				if (idle < 0)
 					idle = count_idle(conf);
-				budget = destage_budget(conf, mem, idle);
+				budget = destage_budget(conf, mem, idle, paced);
 				counted = true;
 			}
 			if (budget-- > 0) {
@@ -646,16 +670,17 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	}
 	/* one tick's aged stripes and entries may take several passes */
 	wbc->aging = aged && (left || wbc->evicted);
-	if (wbc->aging && wbc->evicted && !counted)
+	if ((wbc->aging || paced) && wbc->evicted && !counted)
 		budget = destage_budget(conf, mem,
-					idle < 0 ? count_idle(conf) : idle);
+					idle < 0 ? count_idle(conf) : idle,
+					paced);
 	if (freed)
 		wake_up(&conf->wait_for_stripe);
 	spin_unlock_irq(&conf->lock);
 
 	if ((all || wbc->aging || over_log) && READ_ONCE(wbc->evicted))
 		queued |= reload_entries(conf, all, wbc->aging, over_log,
-					 limit, x, x_lsn, budget);
+					 paced, limit, x, x_lsn, budget);
 	return queued;
 }
 
