@@ -519,20 +519,20 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 }
 
 /*
- * Aged destages the policy may start now (conf->lock held): a few per
+ * Aged destages the policy may start now (conf->lock held), and the
+ * high-water mark's while they are @paced (twice as many): a few per
  * member in flight, as part 1's batches (journal.md section 15, "Destage
  * policy").  The members' rate is fixed, so a deeper queue destages no
  * more; it only keeps each stripe longer, and every stripe it holds is a
  * head writers wait for and a row whose next write waits for the members
  * (issue 16's p99).  In flight: the @mem dirty stripes in memory less the
  * @idle ones on dirty_list (cached writes in progress and stripes parked
- * for journal space count too).  Never the high-water mark's or X's destages: they
- * free the ring that parked stripes wait for.
+ * for journal space count too).  Never X's destages, nor the high-water
+ * mark's once anything waits for ring space: only they free it.
  */
 static int destage_budget(struct r5j_conf *conf, int mem, int idle,
 			  bool paced)
 {
-	/* the high-water mark's: twice as deep, members never starve */
 	int per_member = R5J_DESTAGE_PER_MEMBER * (paced ? 2 : 1);
 
 	return per_member * conf->raid_disks - (mem - idle);
@@ -610,6 +610,12 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		idle = count_idle(conf);
 		over = idle - low;
 	}
+	if (paced) {
+		if (idle < 0)
+			idle = count_idle(conf);
+		budget = destage_budget(conf, mem, idle, true);
+		counted = true;
+	}
 	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
 		int r;
 
@@ -624,12 +630,6 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		}
 		if (all || (over_log && sh->dirty_unit &&
 			    sh->dirty_unit->lsn < limit)) {
-			if (paced && !counted) {
-				if (idle < 0)
-					idle = count_idle(conf);
-				budget = destage_budget(conf, mem, idle, true);
-				counted = true;
-			}
 			if (!paced || budget-- > 0) {
 				queue_destage(conf, sh);
 				queued = true;
@@ -643,7 +643,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 			if (!counted) {
 				if (idle < 0)
 					idle = count_idle(conf);
-				budget = destage_budget(conf, mem, idle, paced);
+				budget = destage_budget(conf, mem, idle, false);
 				counted = true;
 			}
 			if (budget-- > 0) {
@@ -670,10 +670,10 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	}
 	/* one tick's aged stripes and entries may take several passes */
 	wbc->aging = aged && (left || wbc->evicted);
-	if ((wbc->aging || paced) && wbc->evicted && !counted)
+	if (wbc->aging && wbc->evicted && !counted)
 		budget = destage_budget(conf, mem,
 					idle < 0 ? count_idle(conf) : idle,
-					paced);
+					false);
 	if (freed)
 		wake_up(&conf->wait_for_stripe);
 	spin_unlock_irq(&conf->lock);
