@@ -132,7 +132,7 @@ static inline unsigned int r5j_parity_batch(int max_degraded)
 u64 r5j_journal_wb_kept(struct r5j_journal *log, u64 stripes);
 bool r5j_journal_x_oldest(struct r5j_journal *log, u64 *lsn, bool *waiting);
 int r5j_journal_recover(struct r5j_journal *log);
-unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf);
+unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf, u64 ring_sectors);
 int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq);
 int r5j_journal_set_tail(struct r5j_journal *log, u64 tail);
 void r5j_flush_members(struct r5j_conf *conf);
