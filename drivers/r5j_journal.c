@@ -56,6 +56,18 @@ module_param_named(writeback_raid456_room, wb_raid456_room, bool, 0644);
 MODULE_PARM_DESC(writeback_raid456_room,
 		 "write-back: keep the log within what raid456's recovery can rewrite and flush after a power cut (data payloads logged only while both bounds hold); 0 lifts it, and only raid5j may then assemble the array after a crash; read at assembly (default 1)");
 
+/*
+ * raid456's limit (journal.md, "Past raid456's limit"): raid456 holds a
+ * log's data-only stripes in its stripe cache and refuses a log with
+ * more than it can hold, so its room need not hold past that, and a
+ * large journal is used whole.  A parameter so that tests reach it with
+ * small journals; raid456's own limit is R5J_RAID456_MAX_STRIPES.
+ */
+static uint wb_raid456_stripes = R5J_RAID456_MAX_STRIPES;
+module_param_named(writeback_raid456_stripes, wb_raid456_stripes, uint, 0644);
+MODULE_PARM_DESC(writeback_raid456_stripes,
+		 "write-back: the data-only stripes raid456's journal recovery can hold; past them (and the stripe cache) raid456 refuses the log after a crash, so a journal large enough is used whole; read at assembly (default 32768, raid456's limit)");
+
 static void wake_reclaim(struct r5j_journal *log)
 {
 	md_wakeup_thread(log->reclaim_thread);
@@ -400,6 +412,35 @@ static void raid456_need(struct r5j_journal *log, u64 n, u64 d,
 }
 
 /*
+ * Data-only stripes past which raid456 refuses the log: its limit plus
+ * the stripes whose data may not be durable yet (each holds a stripe
+ * head), since raid456 sees only what is on the journal device.
+ */
+static u64 raid456_limit(struct r5j_journal *log)
+{
+	return (u64)log->raid456_stripes +
+		READ_ONCE(log->conf->max_nr_stripes);
+}
+
+/* Can the log pass raid456's limit, and back, with its flush fitting? */
+static bool raid456_past_allowed(struct r5j_journal *log)
+{
+	struct r5j_conf *conf = log->conf;
+
+	return log->raid456_room &&
+		r5j_raid456_past_fits(conf->max_degraded,
+				      conf->raid_disks - conf->max_degraded,
+				      raid456_limit(log),
+				      log->fmt.ring_sectors >> 3);
+}
+
+/* Would raid456 refuse a log of @n data-only stripes (lock held)? */
+static bool past_raid456(struct r5j_journal *log, u64 n)
+{
+	return n > raid456_limit(log) && raid456_past_allowed(log);
+}
+
+/*
  * Sectors a payload may take and raid456's recovery still fit (lock
  * held), @more dirty stripes and @blocks dirty blocks counted beyond the
  * present.  @data: it caches writes, so the dirty total itself is capped
@@ -410,7 +451,7 @@ static u64 raid456_room(struct r5j_journal *log, u64 more, u64 blocks,
 {
 	u64 rewrite, flush, free;
 
-	if (!log->raid456_room)
+	if (!log->raid456_room || past_raid456(log, log->wb_stripes + more))
 		return U64_MAX;
 	raid456_need(log, log->wb_stripes + more,
 		     r5j_wbcache_dirty_blocks(log->conf) + blocks,
@@ -586,6 +627,12 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 		unit->pinners++;
 		unit->wb_left++;
 		log->wb_stripes++;
+		if (unlikely(!log->past_said) &&
+		    past_raid456(log, log->wb_stripes)) {
+			log->past_said = true;
+			pr_info("md/raid:%s: write-back journal holds more than %llu data-only stripes: after a crash raid456 refuses it, raid5j or r5jtool replay recovers it\n",
+				mdname(log->mddev), raid456_limit(log));
+		}
 	}
 	if (what == R5J_LOG_PARITY || what == R5J_LOG_X) {
 		if (log->wb_stripes)
@@ -789,7 +836,8 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 
 	spin_lock_irq(&log->lock);
 	use = log->used + r5j_journal_wb_kept(log, log->wb_stripes);
-	if (log->raid456_room && log->wb_stripes) {
+	if (log->raid456_room && log->wb_stripes &&
+	    !past_raid456(log, log->wb_stripes)) {
 		/* writes are not cached past raid456's room: destage before */
 		u64 rewrite, flush;
 
@@ -1405,8 +1453,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 {
 	struct r5j_journal_stats st;
 	u64 used, ring, tail, head, seq, wb_reserved, wb_stripes;
-	u64 rewrite, flush;
-	bool failed;
+	u64 rewrite, flush, limit;
+	bool failed, past;
 	int len = 0;
 
 	spin_lock_irq(&log->lock);
@@ -1415,6 +1463,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	wb_stripes = log->wb_stripes;
 	raid456_need(log, wb_stripes, r5j_wbcache_dirty_blocks(log->conf),
 		     &rewrite, &flush);
+	limit = raid456_past_allowed(log) ? raid456_limit(log) : 0;
+	past = past_raid456(log, wb_stripes);
 	used = log->used;
 	ring = log->fmt.ring_sectors;
 	tail = log->tail;
@@ -1442,7 +1492,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "parity_waits %llu\nwb_stripes %llu\nroom_short %llu\n"
 			  "fixed_reserve %d\nx_units %llu\n"
 			  "raid456_room %d\nraid456_rewrite_sectors %llu\n"
-			  "raid456_flush_sectors %llu\n",
+			  "raid456_flush_sectors %llu\n"
+			  "raid456_limit %llu\nraid456_past %d\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.log_flushes, st.empty_units, st.stripes,
 			  st.data_pages,
@@ -1462,7 +1513,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  READ_ONCE(log->conf->destage_batches),
 			  st.parity_waits, wb_stripes, st.room_short,
 			  log->fixed, st.x_units, log->raid456_room,
-			  rewrite, flush);
+			  rewrite, flush, limit, past);
 	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 
@@ -1514,8 +1565,11 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	BUILD_BUG_ON(R5J_WB_MAX_PINS != R5J_UNIT_MAX_PINS);
 	log->pin_cap = r5j_wb_pin_cap(log->fmt.ring_sectors);
 	/* rule 8': C, so that X's parity fits a unit and its head pool */
-	log->fixed = READ_ONCE(wb_fixed_reserve);
 	log->raid456_room = READ_ONCE(wb_raid456_room);
+	log->raid456_stripes = max(READ_ONCE(wb_raid456_stripes), 1U);
+	/* past raid456's limit only rule 8' uses the ring whole */
+	log->fixed = READ_ONCE(wb_fixed_reserve) ||
+		     raid456_past_allowed(log);
 	if (log->fixed)
 		log->pin_cap = r5j_wb_x_cap(log->pin_cap,
 					    r5j_parity_batch(conf->max_degraded));

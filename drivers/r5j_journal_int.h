@@ -102,6 +102,8 @@ struct r5j_journal {
 	u32 pin_cap;			/* stripes a unit may pin (rule 8) */
 	bool fixed;			/* rule 8' (writeback_fixed_reserve) */
 	bool raid456_room;		/* writeback_raid456_room */
+	u32 raid456_stripes;		/* writeback_raid456_stripes */
+	bool past_said;			/* past raid456's limit: told once */
 	struct list_head x_wait;	/* rule 8': parity for the X unit */
 	u32 x_count;			/* stripes on x_wait */
 	bool wb_logged;			/* mode the newest meta block records */
@@ -130,7 +132,7 @@ static inline unsigned int r5j_parity_batch(int max_degraded)
 u64 r5j_journal_wb_kept(struct r5j_journal *log, u64 stripes);
 bool r5j_journal_x_oldest(struct r5j_journal *log, u64 *lsn, bool *waiting);
 int r5j_journal_recover(struct r5j_journal *log);
-unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf);
+unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf, u64 ring_sectors);
 int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq);
 int r5j_journal_set_tail(struct r5j_journal *log, u64 tail);
 void r5j_flush_members(struct r5j_conf *conf);

@@ -51,13 +51,17 @@
 
 /*
  * Budget for the stripes a recovery tracks at once (entries of a few
- * dozen bytes, not pages): 16 MiB tracks ~190,000 stripes of a 4-member
- * array.  A journal needing more is refused, never half replayed.
+ * dozen bytes, not pages).  0, the default: as many as the journal has
+ * blocks, so no log is refused for its size and the memory follows what
+ * the log holds (a write-back journal's dirty data is bounded by the
+ * journal, journal.md section 15, "Part 2").  Set: a cap, 16 MiB tracks
+ * ~190,000 stripes of a 4-member array; a journal needing more is
+ * refused, never half replayed.
  */
-static unsigned int recovery_mem_kb = 16384;
+static unsigned int recovery_mem_kb;
 module_param(recovery_mem_kb, uint, 0644);
 MODULE_PARM_DESC(recovery_mem_kb,
-		 "memory for journal recovery's stripe table, KiB (default 16384)");
+		 "memory cap for journal recovery's stripe table, KiB; 0: sized by the journal (default 0)");
 
 /*
  * Destage write-back stripes unit by unit, moving journal_tail after each
@@ -70,7 +74,9 @@ module_param(recovery_unit_by_unit, bool, 0644);
 MODULE_PARM_DESC(recovery_unit_by_unit,
 		 "journal recovery destages write-back stripes unit by unit, journal_tail moved after each unit, even when the batched destage fits (default 0)");
 
-#define REC_HASH_BITS	14
+/* hash buckets: 2^14, up to 2^20 for the stripes a large journal holds */
+#define REC_HASH_BITS_MIN	14
+#define REC_HASH_BITS_MAX	20
 
 struct rec_block {
 	u64 pos;			/* ring sector of the logged page + 1 */
@@ -93,6 +99,7 @@ struct rec_ctx {
 	struct r5j_bounds bounds;
 	bool replay;			/* second pass: write */
 	struct hlist_head *hash;
+	int hash_bits;
 	unsigned int nr_pending;	/* stripes with data, no parity yet */
 	unsigned int max_pending;
 	struct page *buf;		/* one block in flight */
@@ -206,7 +213,7 @@ static void write_page(struct rec_ctx *rc, sector_t sector, int member,
 
 static struct hlist_head *rec_bucket(struct rec_ctx *rc, sector_t sector)
 {
-	return &rc->hash[hash_64(sector >> R5J_STRIPE_SHIFT, REC_HASH_BITS)];
+	return &rc->hash[hash_64(sector >> R5J_STRIPE_SHIFT, rc->hash_bits)];
 }
 
 static void free_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
@@ -220,16 +227,22 @@ static void free_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 }
 
 /*
- * Data-only stripes a recovery can track (recovery_mem_kb); the write-back
- * cache keeps its dirty stripes below it (journal.md section 15, "Part 2").
+ * Data-only stripes a recovery of a @ring_sectors journal can track
+ * (recovery_mem_kb); the write-back cache keeps its dirty stripes below
+ * it (journal.md section 15, "Part 2").  Sized by the journal: each such
+ * stripe has a block in the ring, and the cache's check adds the stripe
+ * cache to its dirty count.
  */
-unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf)
+unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf, u64 ring_sectors)
 {
 	size_t entry = struct_size_t(struct rec_stripe, blocks,
 				     conf->raid_disks);
+	unsigned int kb = READ_ONCE(recovery_mem_kb);
 
-	return clamp_t(u64, div_u64((u64)READ_ONCE(recovery_mem_kb) * 1024,
-				    entry), 1, UINT_MAX);
+	if (!kb)
+		return min_t(u64, ring_sectors / R5J_BLOCK_SECTORS +
+			     R5J_MAX_STRIPES + 1, UINT_MAX);
+	return clamp_t(u64, div_u64((u64)kb * 1024, entry), 1, UINT_MAX);
 }
 
 static struct rec_stripe *find_rec_stripe(struct rec_ctx *rc, sector_t sector,
@@ -883,7 +896,7 @@ static void order_pending(struct rec_ctx *rc)
 	unsigned int b;
 
 	INIT_LIST_HEAD(&rc->order);
-	for (b = 0; b < (1U << REC_HASH_BITS); b++) {
+	for (b = 0; b < (1U << rc->hash_bits); b++) {
 		hlist_for_each_entry_safe(rs, tmp, &rc->hash[b], node) {
 			hlist_del(&rs->node);
 			list_add_tail(&rs->order, &rc->order);
@@ -1023,7 +1036,7 @@ static int destage_pending(struct rec_ctx *rc)
 		goto out;
 	}
 	err = 0;
-	for (b = 0; b < (1U << REC_HASH_BITS) && !err; b++) {
+	for (b = 0; b < (1U << rc->hash_bits) && !err; b++) {
 		hlist_for_each_entry_safe(rs, tmp, &rc->hash[b], node) {
 			cond_resched();
 			err = destage_rec_stripe(rc, rs);
@@ -1068,7 +1081,7 @@ static void drop_pending(struct rec_ctx *rc)
 	}
 	if (!rc->hash)
 		return;
-	for (b = 0; b < (1U << REC_HASH_BITS); b++)
+	for (b = 0; b < (1U << rc->hash_bits); b++)
 		hlist_for_each_entry_safe(rs, tmp, &rc->hash[b], node)
 			free_rec_stripe(rc, rs);
 }
@@ -1190,8 +1203,11 @@ int r5j_journal_recover(struct r5j_journal *log)
 			goto out;
 		}
 	}
-	rc.max_pending = r5j_recovery_max_stripes(rc.conf);
-	rc.hash = kvcalloc(1U << REC_HASH_BITS, sizeof(*rc.hash), GFP_KERNEL);
+	rc.max_pending = r5j_recovery_max_stripes(rc.conf, log->fmt.ring_sectors);
+	/* about four stripes a bucket at the most the journal can hold */
+	rc.hash_bits = clamp_t(int, ilog2(rc.max_pending) - 2,
+			       REC_HASH_BITS_MIN, REC_HASH_BITS_MAX);
+	rc.hash = kvcalloc(1U << rc.hash_bits, sizeof(*rc.hash), GFP_KERNEL);
 	meta_page = alloc_page(GFP_KERNEL);
 	scratch = alloc_page(GFP_KERNEL);
 	rc.buf = alloc_page(GFP_KERNEL);

@@ -567,8 +567,8 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	int high = r5j_dirty_mark(conf, READ_ONCE(conf->dirty_high));
 	int low = r5j_dirty_mark(conf, READ_ONCE(conf->dirty_low));
 	/* recovery must be able to track every dirty stripe of the log */
-	bool room = dirty + READ_ONCE(conf->max_nr_stripes) <
-		r5j_recovery_max_stripes(conf);
+	bool room = conf->log && dirty + READ_ONCE(conf->max_nr_stripes) <
+		r5j_recovery_max_stripes(conf, conf->log->fmt.ring_sectors);
 	bool evict_on = READ_ONCE(wb_journal_cache) && conf->log &&
 		!r5j_journal_failed(conf->log) && room;
 	bool over_log = false, queued = false, freed = false, waiting;

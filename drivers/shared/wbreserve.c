@@ -74,3 +74,17 @@ u64 r5j_raid456_flush(int p, u64 stripes, u64 blocks)
 {
 	return stripes ? stripes * (2 + (u64)p) + blocks + 1 : 0;
 }
+
+/*
+ * May the log hold more than @limit data-only stripes (journal.md,
+ * "Past raid456's limit")?  raid456 refuses any such log, so its room
+ * need not hold there; but the cache drains back under @limit, and from
+ * then on raid456 would try.  So the ring must fit raid456's flush of
+ * the largest log it would try: @limit stripes, every data block of
+ * each dirty.  Then bound B holds at every crossing, both ways.
+ */
+bool r5j_raid456_past_fits(int p, int data_disks, u64 limit, u64 ring_blocks)
+{
+	return r5j_raid456_flush(p, limit, limit * (u64)data_disks) <=
+		ring_blocks;
+}

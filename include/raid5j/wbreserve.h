@@ -21,6 +21,13 @@
 #define R5J_WB_X_HEADS		32
 /* data payloads in one meta block: (4096 - 32) / (16 + 4) */
 #define R5J_WB_MAX_PINS		203
+/*
+ * The most stripes raid456's journal recovery can hold: it keeps every
+ * data-only stripe in its stripe cache, which raid5_set_cache_size()
+ * caps at 32768; a log with more is refused ("Cannot increase cache
+ * size").
+ */
+#define R5J_RAID456_MAX_STRIPES	32768
 
 u32 r5j_wb_pin_cap(u64 ring_sectors);
 u32 r5j_wb_x_cap(u32 pin_cap, u32 parity_batch);
@@ -28,5 +35,7 @@ u64 r5j_wb_fixed_reserve(int p, u32 c);
 u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes);
 u64 r5j_raid456_rewrite(u64 stripes, u64 blocks);
 u64 r5j_raid456_flush(int p, u64 stripes, u64 blocks);
+bool r5j_raid456_past_fits(int p, int data_disks, u64 limit,
+			   u64 ring_blocks);
 
 #endif /* RAID5J_WBRESERVE_H */

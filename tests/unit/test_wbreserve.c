@@ -129,6 +129,38 @@ static void test_raid456_model(void)
 	}
 }
 
+/*
+ * Past raid456's limit: when the ring is judged large enough, every log
+ * raid456 would still try (at most @limit data-only stripes, any number
+ * of dirty blocks each) fits its flush; the smallest ring judged so is
+ * exactly the worst such log's flush, so one block less is refused.
+ */
+static void test_raid456_past(void)
+{
+	int p, k;
+	u64 limit, n, d, ring;
+
+	for (p = 1; p <= 2; p++) {
+		for (k = 1; k <= 6; k++) {
+			for (limit = 1; limit <= 40; limit++) {
+				ring = r5j_raid456_flush(p, limit, limit * k);
+				CHECK(r5j_raid456_past_fits(p, k, limit, ring));
+				CHECK(!r5j_raid456_past_fits(p, k, limit,
+							     ring - 1));
+				for (n = 0; n <= limit; n++)
+					for (d = n; d <= n * k; d++)
+						CHECK(r5j_raid456_flush(p, n, d) <=
+						      ring);
+			}
+		}
+	}
+	/* 4-disk RAID5, the default limit, 256 cached stripes: 774 MiB */
+	CHECK(!r5j_raid456_past_fits(1, 3, R5J_RAID456_MAX_STRIPES + 256,
+				     (768ULL << 20) / 4096));
+	CHECK(r5j_raid456_past_fits(1, 3, R5J_RAID456_MAX_STRIPES + 256,
+				    (775ULL << 20) / 4096));
+}
+
 int main(void)
 {
 	RUN_TEST(test_pin_cap);
@@ -136,5 +168,6 @@ int main(void)
 	RUN_TEST(test_reserve);
 	RUN_TEST(test_r_comes_back);
 	RUN_TEST(test_raid456_model);
+	RUN_TEST(test_raid456_past);
 	return TEST_DONE();
 }
