@@ -57,16 +57,16 @@ MODULE_PARM_DESC(writeback_raid456_room,
 		 "write-back: keep the log within what raid456's recovery can rewrite and flush after a power cut (data payloads logged only while both bounds hold); 0 lifts it, and only raid5j may then assemble the array after a crash; read at assembly (default 1)");
 
 /*
- * raid456's limit (journal.md, "Past raid456's limit"): raid456 holds a
- * log's data-only stripes in its stripe cache and refuses a log with
- * more than it can hold, so its room need not hold past that, and a
- * large journal is used whole.  A parameter so that tests reach it with
- * small journals; raid456's own limit is R5J_RAID456_MAX_STRIPES.
+ * raid456's limit (journal.md, "raid456's stripe limit"): raid456's
+ * recovery holds a log's data-only stripes in its stripe cache, at most
+ * 32768 in 8 hash lists, and when one list is short md runs the array
+ * without its log.  Part of raid456's room.  A parameter so that tests
+ * reach it with small journals.
  */
 static uint wb_raid456_stripes = R5J_RAID456_MAX_STRIPES;
 module_param_named(writeback_raid456_stripes, wb_raid456_stripes, uint, 0644);
 MODULE_PARM_DESC(writeback_raid456_stripes,
-		 "write-back: the data-only stripes raid456's journal recovery can hold; past them (and the stripe cache) raid456 refuses the log after a crash, so a journal large enough is used whole; read at assembly (default 32768, raid456's limit)");
+		 "write-back: the data-only stripes raid456's journal recovery can hold (a share per hash list); with writeback_raid456_room the log holds no more; read at assembly (default 32768, raid456's limit)");
 
 static void wake_reclaim(struct r5j_journal *log)
 {
@@ -412,32 +412,27 @@ static void raid456_need(struct r5j_journal *log, u64 n, u64 d,
 }
 
 /*
- * Data-only stripes past which raid456 refuses the log: its limit plus
- * the stripes whose data may not be durable yet (each holds a stripe
- * head), since raid456 sees only what is on the journal device.
+ * Data-only stripes one raid456 hash list may get.  Destages whose
+ * parity is logged but maybe not durable yet are data-only to raid456
+ * too: each holds a stripe head (or one of X's), so they are counted
+ * against every list.
  */
-static u64 raid456_limit(struct r5j_journal *log)
+static u32 raid456_list_cap(struct r5j_journal *log)
 {
-	return (u64)log->raid456_stripes +
-		READ_ONCE(log->conf->max_nr_stripes);
+	return r5j_raid456_list_cap(log->raid456_stripes,
+				    READ_ONCE(log->conf->max_nr_stripes) +
+				    R5J_WB_X_HEADS);
 }
 
-/* Can the log pass raid456's limit, and back, with its flush fitting? */
-static bool raid456_past_allowed(struct r5j_journal *log)
+/* The fullest list's data-only stripes (lock held). */
+static u32 raid456_list_max(struct r5j_journal *log)
 {
-	struct r5j_conf *conf = log->conf;
+	u32 most = 0;
+	int i;
 
-	return log->raid456_room &&
-		r5j_raid456_past_fits(conf->max_degraded,
-				      conf->raid_disks - conf->max_degraded,
-				      raid456_limit(log),
-				      log->fmt.ring_sectors >> 3);
-}
-
-/* Would raid456 refuse a log of @n data-only stripes (lock held)? */
-static bool past_raid456(struct r5j_journal *log, u64 n)
-{
-	return n > raid456_limit(log) && raid456_past_allowed(log);
+	for (i = 0; i < R5J_RAID456_HASH_LISTS; i++)
+		most = max(most, log->wb_lists[i]);
+	return most;
 }
 
 /*
@@ -446,13 +441,17 @@ static bool past_raid456(struct r5j_journal *log, u64 n)
  * present.  @data: it caches writes, so the dirty total itself is capped
  * too.  Destages' parity is not held back: it frees more than it takes.
  */
-static u64 raid456_room(struct r5j_journal *log, u64 more, u64 blocks,
-			bool data)
+static u64 raid456_room(struct r5j_journal *log, struct r5j_stripe *sh,
+			u64 more, u64 blocks, bool data)
 {
 	u64 rewrite, flush, free;
 
-	if (!log->raid456_room || past_raid456(log, log->wb_stripes + more))
+	if (!log->raid456_room)
 		return U64_MAX;
+	/* raid456's stripe limit, for a stripe becoming data-only */
+	if (data && more &&
+	    log->wb_lists[r5j_raid456_hash(sh->sector)] >= raid456_list_cap(log))
+		return 0;
 	raid456_need(log, log->wb_stripes + more,
 		     r5j_wbcache_dirty_blocks(log->conf) + blocks,
 		     &rewrite, &flush);
@@ -540,7 +539,7 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 		pin = true;
 	room = room_left(log, pin);
 	if (what == R5J_LOG_DATA || what == R5J_LOG_STRIPE)
-		room = min(room, raid456_room(log, pin, 0,
+		room = min(room, raid456_room(log, sh, pin, 0,
 					      what == R5J_LOG_DATA));
 	if (what == R5J_LOG_X) {
 		room = free_sectors(log);	/* X alone may use R */
@@ -627,16 +626,15 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 		unit->pinners++;
 		unit->wb_left++;
 		log->wb_stripes++;
-		if (unlikely(!log->past_said) &&
-		    past_raid456(log, log->wb_stripes)) {
-			log->past_said = true;
-			pr_info("md/raid:%s: write-back journal holds more than %llu data-only stripes: after a crash raid456 refuses it, raid5j or r5jtool replay recovers it\n",
-				mdname(log->mddev), raid456_limit(log));
-		}
+		log->wb_lists[r5j_raid456_hash(sh->sector)]++;
 	}
 	if (what == R5J_LOG_PARITY || what == R5J_LOG_X) {
+		u32 *list = &log->wb_lists[r5j_raid456_hash(sh->sector)];
+
 		if (log->wb_stripes)
 			log->wb_stripes--;
+		if (*list)
+			(*list)--;
 		if (sh->dirty_unit && sh->dirty_unit->wb_left)
 			sh->dirty_unit->wb_left--;
 	}
@@ -786,7 +784,7 @@ bool r5j_journal_data_fits(struct r5j_journal *log, struct r5j_stripe *sh,
 	spin_lock_irq(&log->lock);
 	/* the blocks are counted dirty only once taken: count them here */
 	room = min(room_left(log, more),
-		   raid456_room(log, more, pages, true));
+		   raid456_room(log, sh, more, pages, true));
 	spin_unlock_irq(&log->lock);
 	return need <= room;
 }
@@ -836,9 +834,9 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 
 	spin_lock_irq(&log->lock);
 	use = log->used + r5j_journal_wb_kept(log, log->wb_stripes);
-	if (log->raid456_room && log->wb_stripes &&
-	    !past_raid456(log, log->wb_stripes)) {
+	if (log->raid456_room && log->wb_stripes) {
 		/* writes are not cached past raid456's room: destage before */
+		u32 cap = raid456_list_cap(log);
 		u64 rewrite, flush;
 
 		raid456_need(log, log->wb_stripes,
@@ -846,6 +844,9 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 			     &rewrite, &flush);
 		use = max3(use, log->used + R5J_BLOCK_SECTORS + rewrite,
 			   flush);
+		/* the fullest hash list, as a share of the ring */
+		use = max(use, cap ? div_u64(ring * raid456_list_max(log),
+					     cap) : ring);
 	}
 	if (log->failed || use * 100 <= ring * high) {
 		spin_unlock_irq(&log->lock);
@@ -1440,6 +1441,7 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 	log->head = r5j_ring_add(&log->fmt, pos, R5J_BLOCK_SECTORS);
 	log->used = R5J_BLOCK_SECTORS;
 	log->wb_stripes = 0;	/* every unit done: no dirty stripe left */
+	memset(log->wb_lists, 0, sizeof(log->wb_lists));
 	log->stats.empty_units++;
 	log->stats.reclaims++;
 	spin_unlock_irq(&log->lock);
@@ -1453,8 +1455,9 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 {
 	struct r5j_journal_stats st;
 	u64 used, ring, tail, head, seq, wb_reserved, wb_stripes;
-	u64 rewrite, flush, limit;
-	bool failed, past;
+	u64 rewrite, flush;
+	u32 list_cap, list_max;
+	bool failed;
 	int len = 0;
 
 	spin_lock_irq(&log->lock);
@@ -1463,8 +1466,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	wb_stripes = log->wb_stripes;
 	raid456_need(log, wb_stripes, r5j_wbcache_dirty_blocks(log->conf),
 		     &rewrite, &flush);
-	limit = raid456_past_allowed(log) ? raid456_limit(log) : 0;
-	past = past_raid456(log, wb_stripes);
+	list_cap = raid456_list_cap(log);
+	list_max = raid456_list_max(log);
 	used = log->used;
 	ring = log->fmt.ring_sectors;
 	tail = log->tail;
@@ -1493,7 +1496,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "fixed_reserve %d\nx_units %llu\n"
 			  "raid456_room %d\nraid456_rewrite_sectors %llu\n"
 			  "raid456_flush_sectors %llu\n"
-			  "raid456_limit %llu\nraid456_past %d\n",
+			  "raid456_list_cap %u\nraid456_list_max %u\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.log_flushes, st.empty_units, st.stripes,
 			  st.data_pages,
@@ -1513,7 +1516,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  READ_ONCE(log->conf->destage_batches),
 			  st.parity_waits, wb_stripes, st.room_short,
 			  log->fixed, st.x_units, log->raid456_room,
-			  rewrite, flush, limit, past);
+			  rewrite, flush, list_cap, list_max);
 	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 
@@ -1566,10 +1569,8 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	log->pin_cap = r5j_wb_pin_cap(log->fmt.ring_sectors);
 	/* rule 8': C, so that X's parity fits a unit and its head pool */
 	log->raid456_room = READ_ONCE(wb_raid456_room);
-	log->raid456_stripes = max(READ_ONCE(wb_raid456_stripes), 1U);
-	/* past raid456's limit only rule 8' uses the ring whole */
-	log->fixed = READ_ONCE(wb_fixed_reserve) ||
-		     raid456_past_allowed(log);
+	log->raid456_stripes = READ_ONCE(wb_raid456_stripes);
+	log->fixed = READ_ONCE(wb_fixed_reserve);
 	if (log->fixed)
 		log->pin_cap = r5j_wb_x_cap(log->pin_cap,
 					    r5j_parity_batch(conf->max_degraded));

@@ -103,7 +103,8 @@ struct r5j_journal {
 	bool fixed;			/* rule 8' (writeback_fixed_reserve) */
 	bool raid456_room;		/* writeback_raid456_room */
 	u32 raid456_stripes;		/* writeback_raid456_stripes */
-	bool past_said;			/* past raid456's limit: told once */
+	/* wb_stripes by raid456's stripe hash list (raid456's room) */
+	u32 wb_lists[R5J_RAID456_HASH_LISTS];
 	struct list_head x_wait;	/* rule 8': parity for the X unit */
 	u32 x_count;			/* stripes on x_wait */
 	bool wb_logged;			/* mode the newest meta block records */

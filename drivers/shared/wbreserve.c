@@ -75,16 +75,21 @@ u64 r5j_raid456_flush(int p, u64 stripes, u64 blocks)
 	return stripes ? stripes * (2 + (u64)p) + blocks + 1 : 0;
 }
 
-/*
- * May the log hold more than @limit data-only stripes (journal.md,
- * "Past raid456's limit")?  raid456 refuses any such log, so its room
- * need not hold there; but the cache drains back under @limit, and from
- * then on raid456 would try.  So the ring must fit raid456's flush of
- * the largest log it would try: @limit stripes, every data block of
- * each dirty.  Then bound B holds at every crossing, both ways.
- */
-bool r5j_raid456_past_fits(int p, int data_disks, u64 limit, u64 ring_blocks)
+/* raid456's stripe hash list of the stripe at member sector @sector */
+u32 r5j_raid456_hash(u64 sector)
 {
-	return r5j_raid456_flush(p, limit, limit * (u64)data_disks) <=
-		ring_blocks;
+	return (u32)(sector >> 3) & (R5J_RAID456_HASH_LISTS - 1);
+}
+
+/*
+ * Data-only stripes the log may hold in one raid456 hash list: the
+ * list's share of raid456's @limit, less @in_flight stripes whose parity
+ * is logged but may not be durable (raid456 would find those data-only
+ * too, all in one list at worst).
+ */
+u32 r5j_raid456_list_cap(u32 limit, u32 in_flight)
+{
+	u32 share = limit / R5J_RAID456_HASH_LISTS;
+
+	return share > in_flight ? share - in_flight : 0;
 }

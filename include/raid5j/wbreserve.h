@@ -24,10 +24,13 @@
 /*
  * The most stripes raid456's journal recovery can hold: it keeps every
  * data-only stripe in its stripe cache, which raid5_set_cache_size()
- * caps at 32768; a log with more is refused ("Cannot increase cache
- * size").
+ * caps at 32768, dealt round-robin over 8 hash lists; a stripe takes a
+ * head from its own list only (bits 3-5 of its sector).  One list
+ * short fails the recovery ("Cannot increase cache size"), and md then
+ * runs the array without its log.
  */
 #define R5J_RAID456_MAX_STRIPES	32768
+#define R5J_RAID456_HASH_LISTS	8
 
 u32 r5j_wb_pin_cap(u64 ring_sectors);
 u32 r5j_wb_x_cap(u32 pin_cap, u32 parity_batch);
@@ -35,7 +38,7 @@ u64 r5j_wb_fixed_reserve(int p, u32 c);
 u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes);
 u64 r5j_raid456_rewrite(u64 stripes, u64 blocks);
 u64 r5j_raid456_flush(int p, u64 stripes, u64 blocks);
-bool r5j_raid456_past_fits(int p, int data_disks, u64 limit,
-			   u64 ring_blocks);
+u32 r5j_raid456_hash(u64 sector);
+u32 r5j_raid456_list_cap(u32 limit, u32 in_flight);
 
 #endif /* RAID5J_WBRESERVE_H */

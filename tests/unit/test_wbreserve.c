@@ -130,35 +130,28 @@ static void test_raid456_model(void)
 }
 
 /*
- * Past raid456's limit: when the ring is judged large enough, every log
- * raid456 would still try (at most @limit data-only stripes, any number
- * of dirty blocks each) fits its flush; the smallest ring judged so is
- * exactly the worst such log's flush, so one block less is refused.
+ * raid456's hash lists: consecutive 4 KiB stripes go round the 8 lists,
+ * stripes 32 KiB apart share one; each list holds an eighth of the
+ * limit, less what may still be in flight.
  */
-static void test_raid456_past(void)
+static void test_raid456_lists(void)
 {
-	int p, k;
-	u64 limit, n, d, ring;
+	u64 sector;
+	u32 seen[R5J_RAID456_HASH_LISTS] = { 0 };
+	int i;
 
-	for (p = 1; p <= 2; p++) {
-		for (k = 1; k <= 6; k++) {
-			for (limit = 1; limit <= 40; limit++) {
-				ring = r5j_raid456_flush(p, limit, limit * k);
-				CHECK(r5j_raid456_past_fits(p, k, limit, ring));
-				CHECK(!r5j_raid456_past_fits(p, k, limit,
-							     ring - 1));
-				for (n = 0; n <= limit; n++)
-					for (d = n; d <= n * k; d++)
-						CHECK(r5j_raid456_flush(p, n, d) <=
-						      ring);
-			}
-		}
-	}
-	/* 4-disk RAID5, the default limit, 256 cached stripes: 774 MiB */
-	CHECK(!r5j_raid456_past_fits(1, 3, R5J_RAID456_MAX_STRIPES + 256,
-				     (768ULL << 20) / 4096));
-	CHECK(r5j_raid456_past_fits(1, 3, R5J_RAID456_MAX_STRIPES + 256,
-				    (775ULL << 20) / 4096));
+	for (sector = 0; sector < 64 * 8; sector += 8)
+		seen[r5j_raid456_hash(sector)]++;
+	for (i = 0; i < R5J_RAID456_HASH_LISTS; i++)
+		CHECK_EQ(seen[i], 8);
+	CHECK_EQ(r5j_raid456_hash(0), r5j_raid456_hash(64));
+	CHECK_EQ(r5j_raid456_hash(8), 1);
+	CHECK_EQ(r5j_raid456_hash(7), 0);	/* inside the first stripe */
+	CHECK_EQ(r5j_raid456_list_cap(R5J_RAID456_MAX_STRIPES, 0), 4096);
+	CHECK_EQ(r5j_raid456_list_cap(R5J_RAID456_MAX_STRIPES, 256 + 32),
+		 3808);
+	CHECK_EQ(r5j_raid456_list_cap(1024, 128), 0);
+	CHECK_EQ(r5j_raid456_list_cap(1024, 200), 0);
 }
 
 int main(void)
@@ -168,6 +161,6 @@ int main(void)
 	RUN_TEST(test_reserve);
 	RUN_TEST(test_r_comes_back);
 	RUN_TEST(test_raid456_model);
-	RUN_TEST(test_raid456_past);
+	RUN_TEST(test_raid456_lists);
 	return TEST_DONE();
 }

@@ -423,34 +423,26 @@ wb_journal_cache() {
 # KEY "fill" is used_sectors + wb_reserved_sectors of one sample (the log
 # room taken, the parity reserve of the dirty stripes included); "r456" is
 # used_sectors + raid456_rewrite_sectors (what raid456's recovery would
-# need free after the log's start: at most the ring) and "r456flush"
-# raid456_flush_sectors, both only in samples whose log raid456 would
-# try to recover (raid456_past not 1: past its limit it refuses the log,
-# journal.md "Past raid456's limit").
+# need free after the log's start: at most the ring).
 jstat_watch_start() {
 	rm -f /tmp/jwatch.stop /tmp/jwatch.max
 	(
 		declare -A max
 		for k in "$@"; do max[$k]=0; done
 		while :; do
-			fill=0 r456=0 r456flush=0 past=0
+			fill=0 r456=0
 			while read -r k v; do
 				case $k in
 				used_sectors | wb_reserved_sectors) fill=$((fill + v)) ;;
 				esac
 				case $k in
 				used_sectors | raid456_rewrite_sectors) r456=$((r456 + v)) ;;
-				raid456_flush_sectors) r456flush=$v ;;
-				raid456_past) past=$v ;;
 				esac
 				[ -n "${max[$k]+x}" ] && [ "$v" -gt "${max[$k]}" ] 2>/dev/null &&
 					max[$k]=$v
 			done < /sys/block/md0/md/journal_stats
-			[ "$past" = 1 ] && r456=0 r456flush=0
 			[ -n "${max[fill]+x}" ] && [ $fill -gt "${max[fill]}" ] && max[fill]=$fill
 			[ -n "${max[r456]+x}" ] && [ $r456 -gt "${max[r456]}" ] && max[r456]=$r456
-			[ -n "${max[r456flush]+x}" ] && [ $r456flush -gt "${max[r456flush]}" ] &&
-				max[r456flush]=$r456flush
 			[ -e /tmp/jwatch.stop ] && break
 			sleep 0.2
 		done

@@ -21,10 +21,7 @@
 # 29 % of it (issue 16c: rule 8's smaller reserve; MIN_DIRTY_PCT, which
 # t-journal-wb-fixed-full raises to 50 for rule 8'); after the switch
 # dirty_bytes 0.  With FIXED_RESERVE=1 (that wrapper) journal_stats must
-# show fixed_reserve 1.  With PAST=1 (t-journal-wb-past-full) the log
-# must pass raid456's limit (journal_stats raid456_past 1, wb_stripes
-# above raid456_limit), rule 8' must be on by itself, and raid456's flush
-# must fit the ring in every sample taken below the limit.
+# show fixed_reserve 1.
 # Without the cache the stripe cache bounds the dirty data and the
 # journal does not fill (the sampled maximum is reported).  ~1.5 minutes.
 
@@ -39,7 +36,7 @@ vm_disk j 16M
 vm_boot --timeout 600 --env D="$D" --env LEVEL="$LEVEL" \
 	--env WRITE_MB="${WRITE_MB:-48}" --env LIMIT_S="${LIMIT_S:-300}" \
 	--env STALL_S="${STALL_S:-60}" --env MIN_DIRTY_PCT="${MIN_DIRTY_PCT:-29}" \
-	--env FIXED_RESERVE="${FIXED_RESERVE:-0}" --env PAST="${PAST:-0}" \
+	--env FIXED_RESERVE="${FIXED_RESERVE:-0}" \
 	--env RING_SLACK="${RING_SLACK:-1024}" - $D j <<'EOF' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
@@ -60,7 +57,7 @@ stall_watch_start
 hang_watchdog "$LIMIT_S"
 [ "$PERSONALITY" = raid5j ] &&
 	jstat_watch_start used_sectors fill evicted_stripes dirty_bytes dirty_stripes \
-		r456 r456flush raid456_past wb_stripes
+		r456 raid456_flush_sectors
 # shellcheck disable=SC2086
 fio_watched full /dev/md0 $FIO
 say "$((WRITE_MB)) MiB of random 4K writes + verify: $(echo "$t1 $t0" | awk '{ print $1 - $2 }') s, longest stall of md0's I/O ${stall} s"
@@ -83,8 +80,8 @@ if [ "$PERSONALITY" = raid5j ]; then
 		# the daemon counts it (raid456's room included when on)
 		r456pct=0
 		[ "$(jstat raid456_room)" = 1 ] &&
-			r456pct=$(( $(jstat_max r456) > $(jstat_max r456flush) ?
-				$(jstat_max r456) * 100 / ring : $(jstat_max r456flush) * 100 / ring ))
+			r456pct=$(( $(jstat_max r456) > $(jstat_max raid456_flush_sectors) ?
+				$(jstat_max r456) * 100 / ring : $(jstat_max raid456_flush_sectors) * 100 / ring ))
 		[ "$sw" -gt 0 ] || [ "$pct" -ge "$h" ] || [ "$r456pct" -ge "$h" ] ||
 			fail "the journal never filled: no space wait, at most $pct % used or reserved, $r456pct % of raid456's room (writeback_log_high $h %)"
 		[ "$(jstat_max evicted_stripes)" -gt 0 ] || fail "no stripe evicted"
@@ -97,31 +94,17 @@ if [ "$PERSONALITY" = raid5j ]; then
 		# raid456's room (on by default): raid456 could recover the
 		# log at any moment; its rewrite after the log and its parity
 		# for every data-only stripe fit the ring
-		# (below raid456's limit: past it raid456 refuses the log)
 		if [ "$(jstat raid456_room)" = 1 ]; then
-			say "raid456's room (samples below raid456_limit $(jstat raid456_limit)): max flush $(jstat_max r456flush), max used + rewrite $(jstat_max r456) of $ring sectors; max wb_stripes $(jstat_max wb_stripes), raid456_past seen: $(jstat_max raid456_past)"
-			[ "$(jstat_max r456flush)" -le "$ring" ] ||
-				fail "raid456's recovery of this log could hit its BUG(): rewrite + parity $(jstat_max r456flush) sectors, ring $ring"
-			# draining back under the limit from a full ring, the
-			# rewrite may not fit for a while (journal.md, "Past
-			# raid456's limit"): asserted only where the log stays under
-			[ "$PAST" = 1 ] || [ "$(jstat_max r456)" -le $((ring + RING_SLACK)) ] ||
+			say "raid456's room: max flush $(jstat_max raid456_flush_sectors), max used + rewrite $(jstat_max r456) of $ring sectors"
+			[ "$(jstat_max raid456_flush_sectors)" -le "$ring" ] ||
+				fail "raid456's recovery of this log could hit its BUG(): rewrite + parity $(jstat_max raid456_flush_sectors) sectors, ring $ring"
+			[ "$(jstat_max r456)" -le $((ring + RING_SLACK)) ] ||
 				fail "raid456's rewrite would overwrite the log: used + rewrite $(jstat_max r456) sectors, ring $ring (+ $RING_SLACK for destages in flight)"
-		fi
-		if [ "$PAST" = 1 ]; then
-			[ "$(jstat raid456_limit)" -gt 0 ] ||
-				fail "journal_stats raid456_limit 0: the ring was not judged large enough to pass raid456's limit"
-			expect_eq "$(jstat fixed_reserve)" 1 "journal_stats fixed_reserve (rule 8' on by itself past raid456's limit)"
-			[ "$(jstat_max raid456_past)" = 1 ] && [ "$(jstat_max wb_stripes)" -gt "$(jstat raid456_limit)" ] ||
-				fail "the log never passed raid456's limit: max wb_stripes $(jstat_max wb_stripes), raid456_limit $(jstat raid456_limit)"
-			dmesg | grep -q "holds more than $(jstat raid456_limit) data-only stripes" ||
-				fail "no dmesg line when the log passed raid456's limit"
 		fi
 		# raid456's room caps random 4 KiB blocks on RAID5 near a
 		# quarter of the ring (flush: n (2 + P) + d; 20 % measured): at least 15 %
 		mindirty=$MIN_DIRTY_PCT
-		[ "$(jstat raid456_room)" = 1 ] && [ "$PAST" != 1 ] &&
-			[ "$MIN_DIRTY_PCT" -gt 15 ] && mindirty=15
+		[ "$(jstat raid456_room)" = 1 ] && [ "$MIN_DIRTY_PCT" -gt 15 ] && mindirty=15
 		if [ "$LEVEL" = 5 ]; then
 			[ "$(jstat_max dirty_bytes)" -ge $((ring * 512 * mindirty / 100)) ] ||
 				fail "dirty_bytes at most $(jstat_max dirty_bytes), below $mindirty % of the ring ($((ring * 512 * mindirty / 100))): the parity reserve takes too much of the journal"
