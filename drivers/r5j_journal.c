@@ -104,7 +104,8 @@ static void free_unit(struct r5j_log_unit *unit)
 
 	if (unit->bio)
 		bio_put(unit->bio);
-	mempool_free(unit->meta, &log->meta_pool);
+	if (unit->meta)
+		mempool_free(unit->meta, &log->meta_pool);
 	mempool_free(unit, &log->unit_pool);
 }
 
@@ -161,6 +162,16 @@ static void unit_end_io(struct bio *bio)
 		bio_put(bio);	/* the front part of a split */
 	if (!atomic_dec_and_test(&unit->io_pending))
 		return;
+	/*
+	 * Written: its bio (a full bvec table) and meta page are never used
+	 * again, and a write-back unit stays until its stripes are destaged,
+	 * so keeping them made memory grow with the journal (a page and a
+	 * bvec table per unit).  The block layer is done with both parts.
+	 */
+	bio_put(unit->bio);
+	unit->bio = NULL;
+	mempool_free(unit->meta, &log->meta_pool);
+	unit->meta = NULL;
 	if (unit->status) {
 		pr_err("md/raid:%s: journal write failed at sector %llu\n",
 		       mdname(log->mddev), (unsigned long long)unit->pos);
