@@ -261,7 +261,7 @@ if [ "$JWATCH" = 1 ] && [ "$PERSONALITY" = raid5j ]; then
 				journal_reads) l="$l $k=$v" ;;
 				used_sectors) l="$l $k=$v" used=$v ;;
 				wb_stripes) l="$l $k=$v" wb=$v ;;
-				ring_sectors) ring=$v ;;
+				ring_sectors) l="$l $k=$v" ring=$v ;;
 				esac
 			done < /sys/block/md0/md/journal_stats
 			l="$l $(meminfo)"
@@ -340,14 +340,14 @@ EOF
 		if [ "$wbcache" = 1 ] && [ "${ev_max:-0}" -le 0 ]; then
 			vm_fail "cycle $cycle: journal cache on, but no stripe was evicted before the cut"
 		fi
-		jring=$(sed -n 's/^VAL jfull.* ring=\([0-9]*\).*/\1/p' "$VM_RESULTS" | tail -n 1)
+		jring=$(jmax ring_sectors)
 		dmax=$(jmax dirty_bytes)
 		echo "cycle $cycle: at the cut: max dirty_bytes ${dmax:-?}" \
 			"($(( ${dmax:-0} * 100 / (${jring:-0} * 512 + 1) )) % of the ring, $(( ${dmax:-0} / 4096 )) blocks)," \
 			"max wb_stripes $(jmax wb_stripes), max evicted_stripes ${ev_max:-?}," \
 			"journal_reads $(jmax journal_reads)"
 		echo "cycle $cycle: guest memory before the writes: $(vm_val mem0);" \
-			"at the cut: $(vm_val jfull | grep -o 'mem_avail_kb=.*')" \
+			"at the cut: $(vm_val jstat | grep -o 'mem_avail_kb=.*')$(vm_val jfull | grep -o ' kmalloc-.*\| biovec-max.*')" \
 			"(lowest MemAvailable $(sed -n 's/^VAL jstat.* mem_avail_kb=\([0-9]*\).*/\1/p' "$VM_RESULTS" | sort -n | head -n 1) kB," \
 			"highest Slab $(jmax slab_kb) kB)"
 		if [ -n "$CUT_STRIPES" ] && vm_val jfull | grep -q '^not reached'; then
