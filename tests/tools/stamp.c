@@ -2,11 +2,12 @@
 /*
  * stamp: the verifying writer and checker of the power-cut tests.
  *
- *   stamp write DEV BLOCKS STRIPE_BLOCKS THREADS SECONDS ACKFILE [GEN_BASE]
+ *   stamp write DEV BLOCKS STRIPE_BLOCKS THREADS SECONDS ACKFILE [GEN_BASE [small]]
  *	Random writes with O_DIRECT to the first BLOCKS 4 KiB blocks of DEV,
  *	THREADS at a time, each thread in its own groups of 4 stripes: half
  *	sub-stripe (1..STRIPE_BLOCKS-1 blocks), half whole stripes (aligned,
- *	1-4 stripes).
+ *	1-4 stripes).  "small": every write one random 4 KiB block (a
+ *	write-back journal of data-only stripes, t-journal-wb-bigjournal).
  *	Every write gets a new generation; every block of it carries
  *	{magic, block number, generation, checksum} and data derived from
  *	them.  When pwrite() returns, "A first count gen" goes to ACKFILE
@@ -91,7 +92,7 @@ static int read_stamp(const unsigned char *b, uint64_t block, uint64_t *gen)
 
 static const char *dev;
 static uint64_t nblocks, stripe_blocks;
-static int seconds, ack_fd, dev_fd;
+static int seconds, ack_fd, dev_fd, small;
 static atomic_uint_fast64_t next_gen = 1;
 static atomic_uint_fast64_t acked_ios;
 static pthread_mutex_t ack_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -130,7 +131,10 @@ static void *writer(void *arg)
 		group = me + (rnd(&seed) % ((ngroups - me + threads - 1) / threads)) *
 			threads;
 		base = group * 4 * stripe_blocks;
-		if (rnd(&seed) & 1) {
+		if (small) {
+			count = 1;
+			first = base + rnd(&seed) % (4 * stripe_blocks);
+		} else if (rnd(&seed) & 1) {
 			uint64_t off = rnd(&seed) % (4 * stripe_blocks - 1);
 
 			count = 1 + rnd(&seed) % (stripe_blocks - 1);
@@ -183,6 +187,10 @@ static int do_write(int argc, char **argv)
 		return 64;
 	if (argc > 8)
 		atomic_store(&next_gen, strtoull(argv[8], NULL, 0) + 1);
+	if (argc > 9 && !strcmp(argv[9], "small"))
+		small = 1;
+	else if (argc > 9)
+		return 64;
 	dev_fd = open(dev, O_RDWR | O_DIRECT);
 	ack_fd = open(argv[7], O_WRONLY | O_APPEND | O_CREAT, 0644);
 	if (dev_fd < 0 || ack_fd < 0) {
@@ -274,7 +282,7 @@ int main(int argc, char **argv)
 	else if (argc > 1 && !strcmp(argv[1], "check"))
 		r = do_check(argc, argv);
 	if (r == 64)
-		fprintf(stderr, "usage: stamp write DEV BLOCKS STRIPE_BLOCKS THREADS SECONDS ACKFILE\n"
+		fprintf(stderr, "usage: stamp write DEV BLOCKS STRIPE_BLOCKS THREADS SECONDS ACKFILE [GEN_BASE [small]]\n"
 			"       stamp check IMAGE BLOCKS ACKLOG\n");
 	return r;
 }

@@ -77,6 +77,29 @@
 # sectors recovery walked.  MEMBER_DRIVE_OPTS: extra qemu -drive options
 # for the members (not the journal) in the writing boot, e.g.
 # throttling.iops-write=N for slow members.
+#
+# A large write-back log (t-journal-wb-bigjournal): MEMBER_MB sets the
+# members' size (default 32; the dump disk follows), STAMP_SMALL=1 makes
+# every write one random 4 KiB block (data-only stripes, no whole rows),
+# STAMP_SECONDS (60) how long the writers may run, WRITE_TIMEOUT (120)
+# and RESTART_TIMEOUT (180) the boots' timeouts.  CUT_STRIPES=N (JWATCH=1,
+# raid5j writing) marks "full" once journal_stats' wb_stripes passes N;
+# the cut then comes as for CUT_FULL, and not reaching N within CUT_WAIT
+# s (default 40) fails the cycle.  CUT_MS (2000) is the earliest timed cut
+# (2-6 s by default).  With JWATCH=1 every journal_stats sample also
+# carries the guest's MemAvailable and Slab (kB), and the cycle line
+# prints them before the writes and at the cut, with the kmalloc-96/128/192
+# slabs' active objects (the journal cache's index entries).
+# REFUSE_PERSONALITY=raid456 adds a boot between the cut and boot 2 that
+# assembles as boot 2 would under that personality, whose recovery must
+# fail: REFUSE_MSG (a regex) in dmesg, no kernel bug.  Mainline then runs
+# the array all the same, its log dropped (do_md_run() ignores md_start()'s
+# error): that is recorded, and the array it serves is copied to the dump
+# disk and checked (lost blocks recorded, not asserted).  The boot runs on
+# qemu snapshots of the members and the journal (REFUSE_SNAPSHOT=1, the
+# default): once mainline has run such an array the journal holds a new
+# empty log at sector 0 (journal_tail 0), and raid5j has nothing left to
+# recover.  Boot 2 then recovers the disks as the cut left them.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -94,8 +117,19 @@ WRITE_PERSONALITY=${WRITE_PERSONALITY:-$PERSONALITY}
 RESTART_PERSONALITY=${RESTART_PERSONALITY:-$PERSONALITY}
 vm_stamp
 
-vm_disks 32M $MEMBERS
+MEMBER_MB=${MEMBER_MB:-32}
+vm_disks "${MEMBER_MB}M" $MEMBERS
 JOURNAL_MB=${JOURNAL_MB:-8}
+STAMP_SMALL=${STAMP_SMALL:-0}
+STAMP_SECONDS=${STAMP_SECONDS:-60}
+WRITE_TIMEOUT=${WRITE_TIMEOUT:-120}
+RESTART_TIMEOUT=${RESTART_TIMEOUT:-180}
+CUT_STRIPES=${CUT_STRIPES:-}
+CUT_WAIT=${CUT_WAIT:-40}
+CUT_MS=${CUT_MS:-2000}
+REFUSE_PERSONALITY=${REFUSE_PERSONALITY:-}
+REFUSE_MSG=${REFUSE_MSG:-Cannot increase cache size|Cannot get enough stripes}
+REFUSE_SNAPSHOT=${REFUSE_SNAPSHOT:-1}
 STRIPE_CACHE=${STRIPE_CACHE:-}
 JWATCH=${JWATCH:-0}
 LOSS_RECORD=${LOSS_RECORD:-0}
@@ -104,13 +138,15 @@ LOG_HIGH=${LOG_HIGH:-}
 CUT_FULL=${CUT_FULL:-0}
 CUT_MARGIN=${CUT_MARGIN:-50}
 CUT_SLACK=${CUT_SLACK:-256}
-[ "$CUT_FULL" = 1 ] && [ "$WRITE_PERSONALITY" = raid5j ] && [ "$JWATCH" != 1 ] &&
-	vm_fail "CUT_FULL=1 needs JWATCH=1"
+[ "$CUT_FULL" = 1 ] || [ -n "$CUT_STRIPES" ] && [ "$WRITE_PERSONALITY" = raid5j ] &&
+	[ "$JWATCH" != 1 ] && vm_fail "CUT_FULL=1 and CUT_STRIPES need JWATCH=1"
 UNIT_REC=0
 printf ' %s ' "${R5J_MODPARAMS:-}" | grep -Eq ' recovery_unit_by_unit=(1|Y|y) ' &&
 	UNIT_REC=1
 vm_disk j "${JOURNAL_MB}M"
-vm_disk dump 128M
+dump_mb=$((DATA_DISKS * MEMBER_MB + 16))
+[ $dump_mb -lt 128 ] && dump_mb=128
+vm_disk dump "${dump_mb}M"
 
 # Data blocks of the array: written by the guest in boot 1 (VAL blocks).
 PERSONALITY=$WRITE_PERSONALITY vm_boot --timeout 120 --env JOURNAL="$JOURNAL" \
@@ -154,19 +190,23 @@ caught=0
 
 for cycle in $(seq 1 "$CYCLES"); do
 	missing=d$(( (cycle - 1) % NMEMBERS ))
-	kill_ms=$(( 2000 + RANDOM % 4000 ))
+	kill_ms=$(( CUT_MS + RANDOM % 4000 ))
 	wmembers=
 	for m in $MEMBERS; do
 		wmembers="$wmembers $m${MEMBER_DRIVE_OPTS:+,$MEMBER_DRIVE_OPTS}"
 	done
 	cut_mark=writing cut_full=0
-	if [ "$CUT_FULL" = 1 ] && [ "$WRITE_PERSONALITY" = raid5j ]; then
+	if { [ "$CUT_FULL" = 1 ] || [ -n "$CUT_STRIPES" ]; } &&
+	   [ "$WRITE_PERSONALITY" = raid5j ]; then
 		kill_ms=$((RANDOM % 100)) cut_mark=full cut_full=1
 	fi
-	PERSONALITY=$WRITE_PERSONALITY vm_boot --timeout 120 --kill-mark $cut_mark \
+	PERSONALITY=$WRITE_PERSONALITY vm_boot --timeout "$WRITE_TIMEOUT" \
+		--kill-mark $cut_mark \
 		--kill-after "$(printf '%d.%03d' $((kill_ms / 1000)) $((kill_ms % 1000)))" \
 		--env LEVEL="$LEVEL" --env LOG_HIGH="$LOG_HIGH" \
 		--env CUT_FULL=$cut_full --env CUT_MARGIN="$CUT_MARGIN" \
+		--env CUT_STRIPES="$CUT_STRIPES" --env CUT_WAIT="$CUT_WAIT" \
+		--env STAMP_SMALL="$STAMP_SMALL" --env STAMP_SECONDS="$STAMP_SECONDS" \
 		--env CUT_SLACK="$CUT_SLACK" \
 		--env BLOCKS="$BLOCKS" --env STRIPE_BLOCKS=$STRIPE_BLOCKS \
 		--env GEN_BASE=$((cycle * 1000000000)) --env JOURNAL="$JOURNAL" \
@@ -193,8 +233,19 @@ if [ -n "$LOG_HIGH" ] && [ "$PERSONALITY" = raid5j ]; then
 	echo "$LOG_HIGH" > /sys/block/md0/md/writeback_log_high ||
 		fail "writeback_log_high $LOG_HIGH refused"
 fi
+# MemAvailable and Slab (kB); the kmalloc slabs holding the journal
+# cache's index entries (80 + 16 bytes a dirty block): active objects
+meminfo() {
+	awk '$1 == "MemAvailable:" { a = $2 } $1 == "Slab:" { s = $2 }
+	     END { printf "mem_avail_kb=%d slab_kb=%d", a, s }' /proc/meminfo
+}
+kmallocs() {
+	awk '$1 ~ /^(kmalloc-(96|128|192)|biovec-max)$/ { printf " %s=%d", $1, $2 }' \
+		/proc/slabinfo 2>/dev/null
+}
 if [ "$JWATCH" = 1 ] && [ "$PERSONALITY" = raid5j ]; then
 	wb_journal_cache && report wbcache 1
+	report mem0 "$(meminfo)$(kmallocs)"
 	share_result_port
 	# P parity pages a stripe, B stripes a parity meta block (recovery)
 	P=1 B=203
@@ -206,24 +257,38 @@ if [ "$JWATCH" = 1 ] && [ "$PERSONALITY" = raid5j ]; then
 			while read -r k v; do
 				case $k in
 				dirty_stripes | evicted_stripes | dirty_bytes | \
-				wb_reserved_sectors | fixed_reserve | tail | head) l="$l $k=$v" ;;
+				wb_reserved_sectors | fixed_reserve | tail | head | \
+				journal_reads) l="$l $k=$v" ;;
 				used_sectors) l="$l $k=$v" used=$v ;;
 				wb_stripes) l="$l $k=$v" wb=$v ;;
-				ring_sectors) ring=$v ;;
+				ring_sectors) l="$l $k=$v" ring=$v ;;
 				esac
 			done < /sys/block/md0/md/journal_stats
+			l="$l $(meminfo)"
 			# recovery's batched parity and empty unit, in sectors,
 			# against the ring after the log with the margin
 			need=$(( (P * wb + (wb + B - 1) / B + 1) * 8 ))
-			if [ "$CUT_FULL" = 1 ] && [ $full = 0 ] && [ $wb -gt 0 ] &&
+			if [ "$CUT_FULL" = 1 ] && [ -z "$CUT_STRIPES" ] &&
+			   [ $full = 0 ] && [ $wb -gt 0 ] &&
 			   [ $need -gt $(( (ring - used) * (100 + CUT_MARGIN) / 100 + CUT_SLACK )) ]; then
 				full=1
 				report jstat$l
 				report jfull "used=$used wb_stripes=$wb ring=$ring$l"
 				mark full
-			elif [ "$CUT_FULL" = 1 ] && [ $full = 0 ] && [ $i -ge 400 ]; then
+			elif [ -n "$CUT_STRIPES" ] && [ $full = 0 ] &&
+			     [ $wb -gt "$CUT_STRIPES" ]; then
 				full=1
-				report jfull "not full in 40 s, cut anyway: used=$used wb_stripes=$wb ring=$ring"
+				report jstat$l
+				report jfull "used=$used wb_stripes=$wb ring=$ring$l$(kmallocs)"
+				mark full
+			elif [ "$CUT_FULL" = 1 ] && [ $full = 0 ] &&
+			     [ $i -ge $((CUT_WAIT * 10)) ]; then
+				full=1
+				if [ -n "$CUT_STRIPES" ]; then
+					report jfull "not reached: wb_stripes $wb <= $CUT_STRIPES in $CUT_WAIT s: used=$used ring=$ring"
+				else
+					report jfull "not full in $CUT_WAIT s, cut anyway: used=$used wb_stripes=$wb ring=$ring"
+				fi
 				mark full
 			fi
 			# every 0.5 s
@@ -236,7 +301,10 @@ if [ "$JWATCH" = 1 ] && [ "$PERSONALITY" = raid5j ]; then
 	) &
 fi
 mark writing
-/test/stamp write /dev/md0 "$BLOCKS" "$STRIPE_BLOCKS" 8 60 "$R5J_RESULT_PORT" "$GEN_BASE"
+small=
+[ "$STAMP_SMALL" = 1 ] && small=small
+/test/stamp write /dev/md0 "$BLOCKS" "$STRIPE_BLOCKS" 8 "$STAMP_SECONDS" \
+	"$R5J_RESULT_PORT" "$GEN_BASE" $small
 fail "the writer ran to its end: the power cut did not come"
 EOF
 	[ "$VM_KILLED" = 1 ] || vm_fail "cycle $cycle: the VM was not killed"
@@ -272,6 +340,66 @@ EOF
 		if [ "$wbcache" = 1 ] && [ "${ev_max:-0}" -le 0 ]; then
 			vm_fail "cycle $cycle: journal cache on, but no stripe was evicted before the cut"
 		fi
+		jring=$(jmax ring_sectors)
+		dmax=$(jmax dirty_bytes)
+		echo "cycle $cycle: at the cut: max dirty_bytes ${dmax:-?}" \
+			"($(( ${dmax:-0} * 100 / (${jring:-0} * 512 + 1) )) % of the ring, $(( ${dmax:-0} / 4096 )) blocks)," \
+			"max wb_stripes $(jmax wb_stripes), max evicted_stripes ${ev_max:-?}," \
+			"journal_reads $(jmax journal_reads)"
+		echo "cycle $cycle: guest memory before the writes: $(vm_val mem0);" \
+			"at the cut: $(vm_val jstat | grep -o 'mem_avail_kb=.*')$(vm_val jfull | grep -o ' kmalloc-.*\| biovec-max.*')" \
+			"(lowest MemAvailable $(sed -n 's/^VAL jstat.* mem_avail_kb=\([0-9]*\).*/\1/p' "$VM_RESULTS" | sort -n | head -n 1) kB," \
+			"highest Slab $(jmax slab_kb) kB)"
+		if [ -n "$CUT_STRIPES" ] && vm_val jfull | grep -q '^not reached'; then
+			vm_fail "cycle $cycle: $(vm_val jfull)"
+		fi
+	fi
+
+	if [ -n "$REFUSE_PERSONALITY" ]; then
+		# on qemu snapshots of the members and the journal unless
+		# REFUSE_SNAPSHOT=0: mainline runs the array anyway and then
+		# starts a new log over raid5j's (journal.md section 15)
+		rdisks=
+		for m in $MEMBERS j; do
+			rdisks="$rdisks $m"
+			[ "$REFUSE_SNAPSHOT" = 1 ] && rdisks="$rdisks,snapshot=on"
+		done
+		PERSONALITY=$REFUSE_PERSONALITY vm_boot --timeout "$RESTART_TIMEOUT" \
+			--env MISSING="$missing" --env MEMBERS="$MEMBERS" \
+			--env REFUSE_MSG="$REFUSE_MSG" - $rdisks dump <<'EOF' ||
+. /test/guest-lib.sh
+load_personality
+t0=$(date +%s)
+mdadm --assemble --run /dev/md0 $(disks_but "$MISSING" $MEMBERS) $(disk j)
+rc=$?
+t1=$(date +%s)
+dmesg | grep -E 'md/raid|md0' | tail -n 6
+line=$(dmesg | grep -E "$REFUSE_MSG" | head -n 1 | sed 's/^\[[^]]*\] *//')
+[ -n "$line" ] || fail "no '$REFUSE_MSG' in dmesg (mdadm exit $rc)"
+scan_dmesg || fail "kernel reported a bug"
+report refused "mdadm exit $rc after $((t1 - t0)) s: $line"
+if grep -q '^md0 : active' /proc/mdstat; then
+	# mainline ignores the personality's start() error (md_start() in
+	# do_md_run()): the array runs with its log dropped (r5l_exit_log())
+	report ran "$(grep '^md0' /proc/mdstat); journal_mode '$(cat /sys/block/md0/md/journal_mode 2>/dev/null)'"
+	dd if=/dev/md0 of=$(disk dump) bs=1M 2>/dev/null || fail "copying the array failed"
+	sync
+	report dumped 1
+fi
+mdadm --stop /dev/md0 >/dev/null 2>&1
+pass refuse
+EOF
+			vm_fail "cycle $cycle: no '$REFUSE_MSG' from $REFUSE_PERSONALITY's recovery, or a kernel bug"
+		echo "cycle $cycle: $REFUSE_PERSONALITY could not recover the log: $(vm_val refused)"
+		if [ -n "$(vm_val ran)" ]; then
+			# what it served instead: recorded, not asserted
+			echo "cycle $cycle: yet $REFUSE_PERSONALITY ran the array without its log: $(vm_val ran)"
+			vm_stamp_check "$(vm_disk_path dump)" "$BLOCKS" \
+				"$BUILD/vm-logs/$VM_TEST.acks" | tail -n 1 |
+				sed "s/^/cycle $cycle: $REFUSE_PERSONALITY's array (RECORDED): /"
+		else
+			echo "cycle $cycle: $REFUSE_PERSONALITY did not run the array"
+		fi
 	fi
 
 	if [ "$REC_CUT" = 1 ] && [ "$RESTART_PERSONALITY" = raid5j ]; then
@@ -302,7 +430,7 @@ EOF
 		echo "cycle $cycle: power cut during recovery, $cut_ms ms after: $(vm_val tailmove)"
 	fi
 
-	PERSONALITY=$RESTART_PERSONALITY vm_boot --timeout 180 \
+	PERSONALITY=$RESTART_PERSONALITY vm_boot --timeout "$RESTART_TIMEOUT" \
 		--env JOURNAL="$JOURNAL" --env MISSING="$missing" \
 		--env MEMBERS="$MEMBERS" --env NMEMBERS=$NMEMBERS \
 		- $MEMBERS j dump <<'EOF' || vm_fail "cycle $cycle: restart failed"
