@@ -33,11 +33,14 @@
 # a member, no --force: every acknowledged block verified, mismatch_cnt 0
 # after the rebuild.
 #
-# Parameters: raid5j keeps raid456's room (journal.md, "raid456's room")
-# only while wb_stripes is small enough for raid456 to recover; until that
-# lands, past the bound is had with R5J_MODPARAMS="writeback_raid456_room=0
-# writeback_fixed_reserve=1", this scenario's default.  R5J_MODPARAMS=""
-# (set, empty) runs on the module's defaults.
+# Parameters: the module's defaults keep every raid456 hash list within
+# raid456's limit (journal.md, "raid456's stripe limit"), so the log never
+# gets past the bound; past it needs R5J_MODPARAMS="writeback_raid456_room=0
+# writeback_fixed_reserve=1" (the journal's capacity, for arrays only raid5j
+# assembles after a crash), this scenario's default.  R5J_MODPARAMS=""
+# (set, empty) runs on the defaults: with CUT_STRIPES=26000
+# RESTART_PERSONALITY=raid456, raid456 recovered 26147 data-only stripes,
+# every block intact (2026-12-06).
 #
 # The second case: CUT_STRIPES=2000 R5J_MODPARAMS="" RESTART_PERSONALITY=
 # raid456: a log raid456 must recover (no refusal boot: CUT_STRIPES is
