@@ -1578,9 +1578,9 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	/* stripes one unit may pin: a small part of the ring (rule 8) */
 	BUILD_BUG_ON(R5J_WB_MAX_PINS != R5J_UNIT_MAX_PINS);
 	log->pin_cap = r5j_wb_pin_cap(log->fmt.ring_sectors);
-	/* rule 8': C, so that X's parity fits a unit and its head pool */
 	log->raid456_room = READ_ONCE(wb_raid456_room);
 	log->raid456_stripes = READ_ONCE(wb_raid456_stripes);
+	/* rule 8': C, so that X's parity fits a unit and its head pool */
 	log->fixed = READ_ONCE(wb_fixed_reserve);
 	if (log->fixed)
 		log->pin_cap = r5j_wb_x_cap(log->pin_cap,
