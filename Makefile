@@ -137,8 +137,10 @@ dkms-remove:
 	dkms remove -m raid5j -v $(VERSION) --all
 	rm -rf /usr/src/raid5j-$(VERSION)
 
-# md loads raid5j where it would load raid456, at boot too (tools/boot/).
-install-boot:
+# md loads raid5j where it would load raid456, at boot too (tools/boot/);
+# r5jtool too: the rule runs it before it falls back to raid456.
+install-boot: tools
+	$(MAKE) -C tools install DESTDIR=$(DESTDIR)
 	install -D -m 644 tools/boot/raid5j.conf $(DESTDIR)/etc/modprobe.d/raid5j.conf
 	install -D -m 755 tools/boot/initramfs-hook $(DESTDIR)/etc/initramfs-tools/hooks/raid5j
 	@if [ -z "$(DESTDIR)" ] && command -v update-initramfs >/dev/null; then \

@@ -40,6 +40,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/random.h>
+#include <sys/wait.h>
+#include <dirent.h>
 #include "raid5j/types.h"
 #include "raid5j/bounds.h"
 #include "raid5j/journal.h"
@@ -55,6 +57,7 @@ static const char usage_text[] =
 "       r5jtool verify JOURNAL_DEV MEMBER... [--json]\n"
 "       r5jtool replay JOURNAL_DEV MEMBER... [--dry-run]\n"
 "       r5jtool match-events JOURNAL_DEV MEMBER... [--dry-run]\n"
+"       r5jtool writeback-check [--kmsg] [JOURNAL_DEV...]\n"
 "       r5jtool --help\n"
 "\n"
 "Inspect, verify or replay the write journal of an md RAID4/5/6 array\n"
@@ -74,9 +77,15 @@ static const char usage_text[] =
 "          journal one event ahead of every member, which mdadm refuses to\n"
 "          assemble without --force; check the journal's log and give its\n"
 "          superblock the members' event count (--dry-run: check only)\n"
+"  writeback-check  tell whether a journal holds a write-back log with\n"
+"          data-only stripes (writes that are only in the journal); without\n"
+"          a device, every block device of the machine that is an md\n"
+"          journal (exit 1: some does; the boot rule then keeps raid456\n"
+"          from recovering it, see tools/boot/raid5j.conf)\n"
+"          --kmsg         say it in the kernel log too\n"
 "\n"
-"Exit status: 0 success, 1 verify found blocks not on the members,\n"
-"2 error or refusal.\n";
+"Exit status: 0 success, 1 verify found blocks not on the members or\n"
+"writeback-check found data-only stripes, 2 error or refusal.\n";
 
 /* ---- small helpers ---- */
 
@@ -199,6 +208,8 @@ struct ctx {
 	int missing;			/* members not readable */
 	bool json;
 	bool dry_run;
+	bool quiet;			/* scan_begin prints nothing */
+	bool kmsg;			/* writeback-check: kernel log too */
 	u8 meta[R5J_BLOCK_SIZE];
 	u8 page[R5J_BLOCK_SIZE];
 	u8 page2[R5J_BLOCK_SIZE];
@@ -395,6 +406,8 @@ static bool scan_begin(struct ctx *c, struct r5j_scan *s, bool from_set,
 	}
 	if (err && err != -ENOENT)
 		die("%s: read failed: %s", c->j.path, strerror(-err));
+	if (c->quiet)
+		return !err;
 	if (c->json)
 		printf(",\"start\":{\"pos\":%llu,\"tail_reset\":%s,\"log\":%s",
 		       (ull)s->start_pos, s->tail_reset ? "true" : "false",
@@ -1282,6 +1295,119 @@ static int cmd_match_events(struct ctx *c, const char *jpath, char **paths,
 	return EXIT_OK;
 }
 
+/*
+ * One journal: how many data-only stripes its log holds.  Exit status of
+ * the process: 0 none, 1 some, 2 error (die).
+ */
+static int writeback_check_one(struct ctx *c, const char *jpath)
+{
+	struct r5j_scan s;
+	struct plan pl;
+	char uuid[36], msg[768];
+	int kmsg;
+
+	journal_open(c, jpath, false);
+	memset(&pl, 0, sizeof(pl));
+	c->quiet = true;
+	if (scan_begin(c, &s, false, 0))
+		plan_build(c, &pl, &s, false);
+	mdsb_uuid_str(c->j.sb.sb.set_uuid, uuid);
+	if (!pl.data_only) {
+		printf("%s: array %s: no data-only stripes in the log\n",
+		       jpath, uuid);
+		plan_free(&pl);
+		return EXIT_OK;
+	}
+	printf("%s: array %s: %u data-only stripes in the log (write-back data not yet on the members)\n",
+	       jpath, uuid, pl.data_only);
+	/* at boot, stdout may go nowhere: the kernel log is read (--kmsg) */
+	snprintf(msg, sizeof(msg),
+		 "<3>r5jtool: %s (array %s) holds %u write-back stripes not yet on the members; raid456 is not started on it (its recovery of such a log can hang): boot a kernel with raid5j, or run 'r5jtool replay %s MEMBER...' and assemble again\n",
+		 jpath, uuid, pl.data_only, jpath);
+	/* one write() is one record; stdio's dprintf fails on lseek here */
+	kmsg = c->kmsg ? open("/dev/kmsg", O_WRONLY) : -1;
+	if (kmsg >= 0) {
+		if (write(kmsg, msg, strlen(msg)) < 0)
+			fprintf(stderr, "r5jtool: /dev/kmsg: %s\n", strerror(errno));
+		close(kmsg);
+	}
+	plan_free(&pl);
+	return EXIT_DIFF;
+}
+
+/* Does the device carry an md v1.x superblock with the journal role? */
+static bool is_journal(const char *path)
+{
+	struct mdsb sb;
+	const char *why;
+	bool yes;
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return false;
+	yes = !mdsb_read(fd, &sb) && !mdsb_check(&sb, &why) &&
+	      mdsb_role(&sb) == MD_DISK_ROLE_JOURNAL;
+	close(fd);
+	return yes;
+}
+
+/* Check one journal in a child, so that die() ends only that check. */
+static int writeback_check_child(const char *jpath, bool kmsg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (!pid) {
+		struct ctx c;
+
+		memset(&c, 0, sizeof(c));
+		c.kmsg = kmsg;
+		exit(writeback_check_one(&c, jpath));
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		return EXIT_ERR;
+	return WEXITSTATUS(status);
+}
+
+/* A log known to hold data-only stripes is reported whatever else failed. */
+static int worse(int a, int b)
+{
+	if (a == EXIT_DIFF || b == EXIT_DIFF)
+		return EXIT_DIFF;
+	return a > b ? a : b;
+}
+
+/* writeback-check: the journals named, or every block device that is one. */
+static int cmd_writeback_check(char **paths, int npaths, bool kmsg)
+{
+	int i, worst = EXIT_OK;
+	struct dirent *de;
+	char path[300];
+	DIR *dir;
+
+	for (i = 0; i < npaths; i++)
+		worst = worse(worst, writeback_check_child(paths[i], kmsg));
+	if (npaths)
+		return worst;
+	dir = opendir("/sys/class/block");
+	if (!dir)
+		die("/sys/class/block: %s", strerror(errno));
+	while ((de = readdir(dir))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/dev/%s", de->d_name);
+		if (!is_journal(path))
+			continue;
+		worst = worse(worst, writeback_check_child(path, kmsg));
+	}
+	closedir(dir);
+	return worst;
+}
+
 int main(int argc, char **argv)
 {
 	static struct ctx c;
@@ -1306,6 +1432,9 @@ int main(int argc, char **argv)
 			c.json = true;
 		} else if (!strcmp(argv[i], "--all")) {
 			all = true;
+		} else if (!strcmp(argv[i], "--kmsg") &&
+			   !strcmp(cmd, "writeback-check")) {
+			c.kmsg = true;
 		} else if (!strcmp(argv[i], "--dry-run")) {
 			c.dry_run = true;
 		} else if (!strcmp(argv[i], "--help")) {
@@ -1344,6 +1473,11 @@ int main(int argc, char **argv)
 		if (npos < 2 || c.json || all || from_set)
 			die("usage: r5jtool match-events JOURNAL_DEV MEMBER... [--dry-run]");
 		return cmd_match_events(&c, pos[0], pos + 1, npos - 1);
+	}
+	if (!strcmp(cmd, "writeback-check")) {
+		if (c.json || all || from_set || c.dry_run)
+			die("usage: r5jtool writeback-check [--kmsg] [JOURNAL_DEV...]");
+		return cmd_writeback_check(pos, npos, c.kmsg);
 	}
 	die("unknown command '%s' (try --help)", cmd);
 }

@@ -608,6 +608,45 @@ static void test_dump_text(void)
 	arr_free(&a);
 }
 
+/*
+ * writeback-check: a log of data-parity stripes only is clean (exit 0),
+ * one with a data-only stripe is reported (exit 1) with its count, a
+ * member or a missing device is an error (exit 2), and a data-only log
+ * wins over an error among several devices.
+ */
+static void test_writeback_check(void)
+{
+	struct arr a;
+	u8 d[R5J_BLOCK_SIZE], p[R5J_BLOCK_SIZE];
+	char args[1024];
+
+	arr_init(&a, 5, R5J_ALG_LEFT_SYMMETRIC, 3);
+	fill(d, 3);
+	fill(p, 4);
+	t_begin(&a);
+	t_data(&a, 64, d);
+	t_parity(&a, 32, p, NULL);
+	t_commit(&a);
+	write_images(&a, 0);
+	snprintf(args, sizeof(args), "writeback-check %s", a.jpath);
+	CHECK_EQ(run(args, "wbc0.txt"), 0);
+	CHECK(has("wbc0.txt", ": no data-only stripes in the log\n"));
+
+	t_begin(&a);
+	t_data(&a, 128, d);
+	t_commit(&a);
+	write_images(&a, 0);
+	CHECK_EQ(run(args, "wbc1.txt"), 1);
+	CHECK(has("wbc1.txt", ": 1 data-only stripes in the log"));
+
+	snprintf(args, sizeof(args), "writeback-check %s", a.mpath[0]);
+	CHECK_EQ(run(args, NULL), 2);
+	snprintf(args, sizeof(args), "writeback-check /nonexistent %s",
+		 a.jpath);
+	CHECK_EQ(run(args, NULL), 1);
+	arr_free(&a);
+}
+
 /* Cases where replay must refuse and leave every image as it was. */
 /* Member @i's image, its superblock naming another array. */
 static void foreign_member(struct arr *a, int i)
@@ -1405,6 +1444,7 @@ int main(void)
 	RUN_TEST(test_flush_flood);
 	RUN_TEST(test_huge_data_only);
 	RUN_TEST(test_match_events);
+	RUN_TEST(test_writeback_check);
 	if (!r5j_t.failed) {
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		if (system(cmd))

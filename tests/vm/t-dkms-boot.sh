@@ -37,6 +37,7 @@
 #  - dkms-install succeeds; dkms status says installed for KVER; the
 #    module it installed has vermagic KVER;
 #  - the initramfs holds updates/dkms/raid5j.ko, etc/modprobe.d/raid5j.conf,
+#    usr/local/sbin/r5jtool (the rule's write-back log check),
 #    the ARRAY line in etc/mdadm/mdadm.conf, raid456 in conf/modules;
 #  - boot 1: modprobe raid5j loads it from updates/dkms; the array runs
 #    on it (md/level raid5, raid5j in use), fio write+verify passes;
@@ -146,7 +147,7 @@ unshare -m --propagation private bash -s -- "$STAGE" "$KVER" "$PERSONALITY" \
 	"$R5J_ROOT" "$CONF" "$STAGE/lib/modules/$KVER/updates/dkms" > "$BUILD/vm-logs/$VM_TEST.mkinitramfs.log" 2>&1 <<'NS' ||
 set -eux
 stage=$1 kver=$2 pers=$3 top=$4 conf=$5 dkmsdir=$6
-for d in /lib/modules/$kver /etc/modprobe.d /etc/initramfs-tools /etc/mdadm; do
+for d in /lib/modules/$kver /etc/modprobe.d /etc/initramfs-tools /etc/mdadm /usr/local; do
 	ov=$stage/ov/$(echo "$d" | tr / _)
 	mkdir -p "$d" "$ov/u" "$ov/w"
 	mount -t overlay overlay -o "lowerdir=$d,upperdir=$ov/u,workdir=$ov/w" "$d"
@@ -180,6 +181,7 @@ if [ "$PERSONALITY" = raid5j ]; then
 	plain_ko "$I/usr/lib/modules/$KVER/updates/dkms" "$R5J_KO" ||
 		vm_fail "initramfs: no updates/dkms/raid5j.ko (the hook's job)"
 	[ -f "$I/etc/modprobe.d/raid5j.conf" ] || vm_fail "initramfs: no etc/modprobe.d/raid5j.conf"
+	[ -x "$I/usr/local/sbin/r5jtool" ] || vm_fail "initramfs: no usr/local/sbin/r5jtool (the hook's job)"
 	cp "$I/etc/modprobe.d/raid5j.conf" "$STAGE/files/"
 	VM_FILES="$VM_FILES $STAGE/files/raid5j.conf"
 fi
