@@ -126,31 +126,18 @@ static void record_bad(struct r5j_conf *conf, struct md_rdev *rdev,
 }
 
 /*
- * Read errors of @rdev in the last hours: halved for every hour since the
- * previous one, so only errors that come in bursts reach max_read_errors.
- */
-static int count_read_error(struct md_rdev *rdev)
-{
-	time64_t now = ktime_get_seconds();
-	time64_t hours = (now - rdev->last_read_error) / 3600;
-	unsigned int n = atomic_read(&rdev->read_errors);
-
-	rdev->last_read_error = now;
-	if (hours >= 8 * sizeof(n))
-		n = 0;
-	else
-		n >>= hours;
-	atomic_set(&rdev->read_errors, n + 1);
-	return n + 1;
-}
-
-/*
  * Completion: a read of block @io->idx failed.  The first failure is
  * retried alone (a merged request fails every bio in it); a second one
  * marks the block R5J_READ_ERROR: it is rebuilt from the others and
- * written back (fix_read_errors()).  A failed read-back records a bad
- * block.  Past max_read_errors the member is failed, as a replacement is
- * on any read error.
+ * written back (fix_read_errors()), or, where the stripe cannot be
+ * rebuilt, recorded as a bad block (uncorrectable_read_errors()).  A
+ * failed read-back records a bad block.  A replacement is failed on any
+ * read error.
+ *
+ * The member itself is failed only as raid456 fails it: after more read
+ * errors than stripe_cache_size with no good read between (read_done()
+ * resets the count), and only while the array could still correct
+ * them.  md's max_read_errors is raid1/raid10's limit, not used here.
  */
 static void read_failed(struct r5j_stripe *sh, struct r5j_io *io,
 			struct md_rdev *rdev)
@@ -159,8 +146,12 @@ static void read_failed(struct r5j_stripe *sh, struct r5j_io *io,
 	struct mddev *mddev = conf->mddev;
 	struct r5j_dev *dev = &sh->dev[io->idx];
 	sector_t s = r5j_rsec(sh, rdev) + rdev->data_offset;
-	int n, max;
+	int n = atomic_read(&rdev->read_errors);
+	bool too_many;
 
+	/* a checksum mismatch of the integrity layer is no media error */
+	if (io->bio.bi_status != BLK_STS_PROTECTION)
+		n = atomic_inc_return(&rdev->read_errors);
 	if (rdev == rcu_access_pointer(conf->disks[io->idx].replacement)) {
 		pr_warn_ratelimited("md/raid:%s: read error on replacement device (sector %llu on %pg).\n",
 				    mdname(mddev), (unsigned long long)s,
@@ -168,27 +159,27 @@ static void read_failed(struct r5j_stripe *sh, struct r5j_io *io,
 		md_error(mddev, rdev);
 		return;
 	}
-	if (!test_bit(R5J_REWRITE, &dev->flags) &&
-	    !test_and_set_bit(R5J_READ_RETRY, &dev->flags))
-		return;
-	clear_bit(R5J_READ_RETRY, &dev->flags);
 	if (test_bit(R5J_REWRITE, &dev->flags)) {
 		/* the read-back after a rewrite */
 		pr_warn_ratelimited("md/raid:%s: read error NOT corrected!! (sector %llu on %pg).\n",
 				    mdname(mddev), (unsigned long long)s,
 				    rdev->bdev);
+		clear_bit(R5J_READ_RETRY, &dev->flags);
 		clear_bit(R5J_REWRITE, &dev->flags);
 		clear_bit(R5J_READ_ERROR, &dev->flags);
 		record_bad(conf, rdev, r5j_rsec(sh, rdev));
 		return;
 	}
+	too_many = n > READ_ONCE(conf->max_nr_stripes) &&
+		   mddev->degraded < conf->max_degraded;
+	if (!too_many && !test_and_set_bit(R5J_READ_RETRY, &dev->flags))
+		return;
+	clear_bit(R5J_READ_RETRY, &dev->flags);
 	dev->read_error_gen = READ_ONCE(conf->disks[io->idx].gen);
 	set_bit(R5J_READ_ERROR, &dev->flags);
-	n = count_read_error(rdev);
-	max = atomic_read(&mddev->max_corr_read_errors);
-	if (n > max && !test_bit(Faulty, &rdev->flags)) {
-		pr_warn("md/raid:%s: %d read errors > max_read_errors %d on %pg\n",
-			mdname(mddev), n, max, rdev->bdev);
+	if (too_many && !test_bit(Faulty, &rdev->flags)) {
+		pr_warn("md/raid:%s: %d read_errors > %d stripes\n",
+			mdname(mddev), n, READ_ONCE(conf->max_nr_stripes));
 		pr_warn("md/raid:%s: Too many read errors, failing device %pg.\n",
 			mdname(mddev), rdev->bdev);
 		md_error(mddev, rdev);
@@ -201,6 +192,9 @@ static void read_done(struct r5j_stripe *sh, struct r5j_io *io,
 {
 	struct r5j_dev *dev = &sh->dev[io->idx];
 
+	/* raid456's count: read errors since the last good read */
+	if (atomic_read(&rdev->read_errors))
+		atomic_set(&rdev->read_errors, 0);
 	clear_bit(R5J_READ_RETRY, &dev->flags);
 	if (test_and_clear_bit(R5J_REWRITE, &dev->flags) &&
 	    test_and_clear_bit(R5J_READ_ERROR, &dev->flags)) {
