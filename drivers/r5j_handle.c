@@ -909,28 +909,26 @@ static bool rebuilding(struct md_rdev *rdev, sector_t sector)
 
 /*
  * A rebuild step that cannot be made: record the stripe in the bad block
- * log of every device being rebuilt.  Returns false if there is none or
- * one has no room (no log).
+ * log of every device being rebuilt.  Returns false if one has no room
+ * (no log, or a full one).
  */
 static bool record_lost_stripe(struct r5j_stripe *sh)
 {
 	struct r5j_conf *conf = sh->conf;
-	bool ok = true, any = false;
+	bool ok = true;
 	int i;
 
 	rcu_read_lock();
 	for (i = 0; i < 2 * conf->raid_disks; i++) {
 		struct md_rdev *rdev = rcu_dereference(*r5j_dev_slot(conf, i));
 
-		if (!rebuilding(rdev, r5j_rsec(sh, rdev)))
-			continue;
-		any = true;
-		if (!rdev_set_badblocks(rdev, r5j_rsec(sh, rdev),
+		if (rebuilding(rdev, r5j_rsec(sh, rdev)) &&
+		    !rdev_set_badblocks(rdev, r5j_rsec(sh, rdev),
 					R5J_STRIPE_SECTORS, 0))
 			ok = false;
 	}
 	rcu_read_unlock();
-	return ok && any;
+	return ok;
 }
 
 /*
@@ -1034,7 +1032,7 @@ static void fail_stripe(struct r5j_stripe *sh)
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_blist reads, writes;
 	struct r5j_bref *ref;
-	bool ok = false;
+	bool ok = true;
 	int i;
 
 	uncorrectable_read_errors(sh);
@@ -1055,12 +1053,14 @@ static void fail_stripe(struct r5j_stripe *sh)
 	}
 	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state)) {
 		/*
-		 * A rebuild that cannot make this stripe must not leave
-		 * garbage behind: md core moves recovery_offset past a
-		 * failed step, and the device would become In_sync.  The
+		 * The pass goes on, as raid456's: a resync, check or repair
+		 * has nothing to do here (the read errors are recorded
+		 * above).  A rebuild must not leave garbage behind: md core
+		 * would count the step and the device become In_sync, so the
 		 * stripe goes into the bad block log of every device being
-		 * rebuilt (raid456's way) and the rebuild goes on; without
-		 * a log, recovery stops and the device stays a spare.
+		 * rebuilt; only if that fails (no log, or a full one) does
+		 * the step fail and recovery stop, the device staying a
+		 * spare.
 		 */
 		if (!test_bit(MD_RECOVERY_SYNC, &conf->mddev->recovery)) {
 			ok = record_lost_stripe(sh);
