@@ -1052,6 +1052,8 @@ static void fail_stripe(struct r5j_stripe *sh)
 			end_write_part(sh, ref, false);
 	}
 	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state)) {
+		/* a later sync of this cached stripe reads the members again */
+		clear_bit(R5J_STRIPE_SYNC_STARTED, &sh->state);
 		/*
 		 * The pass goes on, as raid456's: a resync, check or repair
 		 * has nothing to do here (the read errors are recorded
