@@ -285,8 +285,18 @@ static void r5j_end_io(struct bio *bio)
 	r5j_release_stripe(sh);
 }
 
+#define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */
+#define R5J_IO_REPL	2	/* write the replacement only */
+#define R5J_IO_ORIG	4	/* read into dev->orig, the page stays */
+
+/*
+ * Queue @io of its block to @rdev, with R5J_IO_SYNC and R5J_IO_ORIG of
+ * @flags.  Every member I/O of a stripe block goes through here, so where
+ * it reads into or writes from (io->to_orig, which read_done() follows)
+ * is always this I/O's, never a previous one's.
+ */
 static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
-		      struct md_rdev *rdev, blk_opf_t opf, bool sync_io)
+		      struct md_rdev *rdev, blk_opf_t opf, int flags)
 {
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_dev *dev = &sh->dev[io->idx];
@@ -297,7 +307,7 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 		atomic64_inc(&conf->stats.member_writes);
 	else
 		atomic64_inc(&conf->stats.member_reads);
-	if (sync_io)
+	if (flags & R5J_IO_SYNC)
 		md_sync_acct(rdev->bdev, R5J_STRIPE_SECTORS);
 
 	/*
@@ -311,6 +321,8 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 	 */
 	if (op_is_write(opf))
 		opf |= REQ_SYNC | REQ_IDLE;
+	/* dev->orig takes old contents only: nothing is written from it */
+	io->to_orig = !op_is_write(opf) && (flags & R5J_IO_ORIG);
 	io->rdev = rdev;
 	bio_init(&io->bio, rdev->bdev, &io->vec, 1, opf);
 	io->bio.bi_iter.bi_sector = r5j_rsec(sh, rdev) + rdev->data_offset;
@@ -493,10 +505,6 @@ void r5j_end_pass(struct r5j_conf *conf)
 	conf->pass_submitted = 0;
 }
 
-#define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */
-#define R5J_IO_REPL	2	/* write the replacement only */
-#define R5J_IO_ORIG	4	/* read into dev->orig, the page stays */
-
 /*
  * Start I/O of block @i.  A read goes to the member if it holds the block,
  * else to its replacement if that does.  A write goes to the member and to
@@ -539,7 +547,6 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 
 	if (write && !rdev && !(flags & (R5J_IO_SYNC | R5J_IO_REPL)))
 		set_bit(R5J_STRIPE_DEGRADED, &sh->state);	/* keep bitmap bit */
-	dev->io->to_orig = flags & R5J_IO_ORIG;
 	if (rdev) {
 		/* LOCKED follows the member's I/O: its end_io clears it */
 		if (!write && !(flags & R5J_IO_ORIG))
@@ -547,11 +554,11 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 		if (!write && test_bit(R5J_READ_RETRY, &dev->flags))
 			opf |= REQ_NOMERGE;
 		set_bit(R5J_LOCKED, &dev->flags);
-		submit_io(sh, dev->io, rdev, opf, flags & R5J_IO_SYNC);
+		submit_io(sh, dev->io, rdev, opf, flags);
 		n++;
 	}
 	if (repl) {
-		submit_io(sh, dev->rio, repl, opf, flags & R5J_IO_SYNC);
+		submit_io(sh, dev->rio, repl, opf, flags);
 		n++;
 	}
 	return n;
@@ -978,7 +985,7 @@ static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
 			clear_bit(R5J_UPTODATE, &dev->flags);
 		set_bit(R5J_LOCKED, &dev->flags);
 		submit_io(sh, dev->io, rdev, write ? REQ_OP_WRITE :
-			  REQ_OP_READ | REQ_NOMERGE, false);
+			  REQ_OP_READ | REQ_NOMERGE, 0);
 	}
 }
 
