@@ -42,6 +42,9 @@
 #	   when the check meets it; raid456 only when a read meets it (the
 #	   check leaves the error in its stripe cache): both list it after
 #	   the read
+#	3. "repair" (md's requested resync) through the same stripes: it
+#	   ends "requested-resync done", mismatch_cnt 0, [UUUU], every bad
+#	   block list as before
 #  and no kernel BUG/WARNING/Oops.
 #
 # Before the fix (raid5j): step 1 failed md11 after 21 read errors
@@ -185,6 +188,21 @@ verify_data $LOST $(block 4 2)
 expect_rows md12 4
 check state '[UUUU]' /dev/md0
 pass "t-rebuild-badsectors/check"
+
+# ---- 3. a repair (a requested resync) through the same lost stripes ----
+echo repair > /sys/block/md0/md/sync_action || fail "cannot start repair"
+sleep 1
+wait_sync /dev/md0
+newlog
+printf '%s\n' "$L" | grep -q 'md: md0: requested-resync done' ||
+	fail "repair not done: $(printf '%s\n' "$L" | grep 'md: md0: requested-resync')"
+check state '[UUUU]' /dev/md0
+expect_eq "$(md_sysfs md0 mismatch_cnt)" 0 "mismatch_cnt after repair"
+expect_rows md11 $RA
+expect_rows "$S" $RA
+expect_rows md12 4
+expect_rows md13 4
+pass "t-rebuild-badsectors/repair"
 run mdadm --stop /dev/md0
 check dmesg
 EOF
