@@ -126,31 +126,18 @@ static void record_bad(struct r5j_conf *conf, struct md_rdev *rdev,
 }
 
 /*
- * Read errors of @rdev in the last hours: halved for every hour since the
- * previous one, so only errors that come in bursts reach max_read_errors.
- */
-static int count_read_error(struct md_rdev *rdev)
-{
-	time64_t now = ktime_get_seconds();
-	time64_t hours = (now - rdev->last_read_error) / 3600;
-	unsigned int n = atomic_read(&rdev->read_errors);
-
-	rdev->last_read_error = now;
-	if (hours >= 8 * sizeof(n))
-		n = 0;
-	else
-		n >>= hours;
-	atomic_set(&rdev->read_errors, n + 1);
-	return n + 1;
-}
-
-/*
  * Completion: a read of block @io->idx failed.  The first failure is
  * retried alone (a merged request fails every bio in it); a second one
  * marks the block R5J_READ_ERROR: it is rebuilt from the others and
- * written back (fix_read_errors()).  A failed read-back records a bad
- * block.  Past max_read_errors the member is failed, as a replacement is
- * on any read error.
+ * written back (fix_read_errors()), or, where the stripe cannot be
+ * rebuilt, recorded as a bad block (uncorrectable_read_errors()).  A
+ * failed read-back records a bad block.  A replacement is failed on any
+ * read error.
+ *
+ * The member itself is failed only as raid456 fails it: after more read
+ * errors than stripe_cache_size with no good read between (read_done()
+ * resets the count), and only while the array could still correct
+ * them.  md's max_read_errors is raid1/raid10's limit, not used here.
  */
 static void read_failed(struct r5j_stripe *sh, struct r5j_io *io,
 			struct md_rdev *rdev)
@@ -159,8 +146,12 @@ static void read_failed(struct r5j_stripe *sh, struct r5j_io *io,
 	struct mddev *mddev = conf->mddev;
 	struct r5j_dev *dev = &sh->dev[io->idx];
 	sector_t s = r5j_rsec(sh, rdev) + rdev->data_offset;
-	int n, max;
+	int n = atomic_read(&rdev->read_errors);
+	bool too_many;
 
+	/* a checksum mismatch of the integrity layer is no media error */
+	if (io->bio.bi_status != BLK_STS_PROTECTION)
+		n = atomic_inc_return(&rdev->read_errors);
 	if (rdev == rcu_access_pointer(conf->disks[io->idx].replacement)) {
 		pr_warn_ratelimited("md/raid:%s: read error on replacement device (sector %llu on %pg).\n",
 				    mdname(mddev), (unsigned long long)s,
@@ -168,27 +159,27 @@ static void read_failed(struct r5j_stripe *sh, struct r5j_io *io,
 		md_error(mddev, rdev);
 		return;
 	}
-	if (!test_bit(R5J_REWRITE, &dev->flags) &&
-	    !test_and_set_bit(R5J_READ_RETRY, &dev->flags))
-		return;
-	clear_bit(R5J_READ_RETRY, &dev->flags);
 	if (test_bit(R5J_REWRITE, &dev->flags)) {
 		/* the read-back after a rewrite */
 		pr_warn_ratelimited("md/raid:%s: read error NOT corrected!! (sector %llu on %pg).\n",
 				    mdname(mddev), (unsigned long long)s,
 				    rdev->bdev);
+		clear_bit(R5J_READ_RETRY, &dev->flags);
 		clear_bit(R5J_REWRITE, &dev->flags);
 		clear_bit(R5J_READ_ERROR, &dev->flags);
 		record_bad(conf, rdev, r5j_rsec(sh, rdev));
 		return;
 	}
+	too_many = n > READ_ONCE(conf->max_nr_stripes) &&
+		   mddev->degraded < conf->max_degraded;
+	if (!too_many && !test_and_set_bit(R5J_READ_RETRY, &dev->flags))
+		return;
+	clear_bit(R5J_READ_RETRY, &dev->flags);
 	dev->read_error_gen = READ_ONCE(conf->disks[io->idx].gen);
 	set_bit(R5J_READ_ERROR, &dev->flags);
-	n = count_read_error(rdev);
-	max = atomic_read(&mddev->max_corr_read_errors);
-	if (n > max && !test_bit(Faulty, &rdev->flags)) {
-		pr_warn("md/raid:%s: %d read errors > max_read_errors %d on %pg\n",
-			mdname(mddev), n, max, rdev->bdev);
+	if (too_many && !test_bit(Faulty, &rdev->flags)) {
+		pr_warn("md/raid:%s: %d read_errors > %d stripes\n",
+			mdname(mddev), n, READ_ONCE(conf->max_nr_stripes));
 		pr_warn("md/raid:%s: Too many read errors, failing device %pg.\n",
 			mdname(mddev), rdev->bdev);
 		md_error(mddev, rdev);
@@ -201,6 +192,9 @@ static void read_done(struct r5j_stripe *sh, struct r5j_io *io,
 {
 	struct r5j_dev *dev = &sh->dev[io->idx];
 
+	/* raid456's count: read errors since the last good read */
+	if (atomic_read(&rdev->read_errors))
+		atomic_set(&rdev->read_errors, 0);
 	clear_bit(R5J_READ_RETRY, &dev->flags);
 	if (test_and_clear_bit(R5J_REWRITE, &dev->flags) &&
 	    test_and_clear_bit(R5J_READ_ERROR, &dev->flags)) {
@@ -291,8 +285,18 @@ static void r5j_end_io(struct bio *bio)
 	r5j_release_stripe(sh);
 }
 
+#define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */
+#define R5J_IO_REPL	2	/* write the replacement only */
+#define R5J_IO_ORIG	4	/* read into dev->orig, the page stays */
+
+/*
+ * Queue @io of its block to @rdev, with R5J_IO_SYNC and R5J_IO_ORIG of
+ * @flags.  Every member I/O of a stripe block goes through here, so where
+ * it reads into or writes from (io->to_orig, which read_done() follows)
+ * is always this I/O's, never a previous one's.
+ */
 static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
-		      struct md_rdev *rdev, blk_opf_t opf, bool sync_io)
+		      struct md_rdev *rdev, blk_opf_t opf, int flags)
 {
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_dev *dev = &sh->dev[io->idx];
@@ -303,7 +307,7 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 		atomic64_inc(&conf->stats.member_writes);
 	else
 		atomic64_inc(&conf->stats.member_reads);
-	if (sync_io)
+	if (flags & R5J_IO_SYNC)
 		md_sync_acct(rdev->bdev, R5J_STRIPE_SECTORS);
 
 	/*
@@ -317,6 +321,8 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 	 */
 	if (op_is_write(opf))
 		opf |= REQ_SYNC | REQ_IDLE;
+	/* dev->orig takes old contents only: nothing is written from it */
+	io->to_orig = !op_is_write(opf) && (flags & R5J_IO_ORIG);
 	io->rdev = rdev;
 	bio_init(&io->bio, rdev->bdev, &io->vec, 1, opf);
 	io->bio.bi_iter.bi_sector = r5j_rsec(sh, rdev) + rdev->data_offset;
@@ -499,10 +505,6 @@ void r5j_end_pass(struct r5j_conf *conf)
 	conf->pass_submitted = 0;
 }
 
-#define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */
-#define R5J_IO_REPL	2	/* write the replacement only */
-#define R5J_IO_ORIG	4	/* read into dev->orig, the page stays */
-
 /*
  * Start I/O of block @i.  A read goes to the member if it holds the block,
  * else to its replacement if that does.  A write goes to the member and to
@@ -545,7 +547,6 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 
 	if (write && !rdev && !(flags & (R5J_IO_SYNC | R5J_IO_REPL)))
 		set_bit(R5J_STRIPE_DEGRADED, &sh->state);	/* keep bitmap bit */
-	dev->io->to_orig = flags & R5J_IO_ORIG;
 	if (rdev) {
 		/* LOCKED follows the member's I/O: its end_io clears it */
 		if (!write && !(flags & R5J_IO_ORIG))
@@ -553,11 +554,11 @@ static int submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
 		if (!write && test_bit(R5J_READ_RETRY, &dev->flags))
 			opf |= REQ_NOMERGE;
 		set_bit(R5J_LOCKED, &dev->flags);
-		submit_io(sh, dev->io, rdev, opf, flags & R5J_IO_SYNC);
+		submit_io(sh, dev->io, rdev, opf, flags);
 		n++;
 	}
 	if (repl) {
-		submit_io(sh, dev->rio, repl, opf, flags & R5J_IO_SYNC);
+		submit_io(sh, dev->rio, repl, opf, flags);
 		n++;
 	}
 	return n;
@@ -915,28 +916,26 @@ static bool rebuilding(struct md_rdev *rdev, sector_t sector)
 
 /*
  * A rebuild step that cannot be made: record the stripe in the bad block
- * log of every device being rebuilt.  Returns false if there is none or
- * one has no room (no log).
+ * log of every device being rebuilt.  Returns false if one has no room
+ * (no log, or a full one).
  */
 static bool record_lost_stripe(struct r5j_stripe *sh)
 {
 	struct r5j_conf *conf = sh->conf;
-	bool ok = true, any = false;
+	bool ok = true;
 	int i;
 
 	rcu_read_lock();
 	for (i = 0; i < 2 * conf->raid_disks; i++) {
 		struct md_rdev *rdev = rcu_dereference(*r5j_dev_slot(conf, i));
 
-		if (!rebuilding(rdev, r5j_rsec(sh, rdev)))
-			continue;
-		any = true;
-		if (!rdev_set_badblocks(rdev, r5j_rsec(sh, rdev),
+		if (rebuilding(rdev, r5j_rsec(sh, rdev)) &&
+		    !rdev_set_badblocks(rdev, r5j_rsec(sh, rdev),
 					R5J_STRIPE_SECTORS, 0))
 			ok = false;
 	}
 	rcu_read_unlock();
-	return ok && any;
+	return ok;
 }
 
 /*
@@ -986,7 +985,7 @@ static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
 			clear_bit(R5J_UPTODATE, &dev->flags);
 		set_bit(R5J_LOCKED, &dev->flags);
 		submit_io(sh, dev->io, rdev, write ? REQ_OP_WRITE :
-			  REQ_OP_READ | REQ_NOMERGE, false);
+			  REQ_OP_READ | REQ_NOMERGE, 0);
 	}
 }
 
@@ -1040,7 +1039,7 @@ static void fail_stripe(struct r5j_stripe *sh)
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_blist reads, writes;
 	struct r5j_bref *ref;
-	bool ok = false;
+	bool ok = true;
 	int i;
 
 	uncorrectable_read_errors(sh);
@@ -1060,13 +1059,17 @@ static void fail_stripe(struct r5j_stripe *sh)
 			end_write_part(sh, ref, false);
 	}
 	if (test_and_clear_bit(R5J_STRIPE_SYNC, &sh->state)) {
+		/* a later sync of this cached stripe reads the members again */
+		clear_bit(R5J_STRIPE_SYNC_STARTED, &sh->state);
 		/*
-		 * A rebuild that cannot make this stripe must not leave
-		 * garbage behind: md core moves recovery_offset past a
-		 * failed step, and the device would become In_sync.  The
+		 * The pass goes on, as raid456's: a resync, check or repair
+		 * has nothing to do here (the read errors are recorded
+		 * above).  A rebuild must not leave garbage behind: md core
+		 * would count the step and the device become In_sync, so the
 		 * stripe goes into the bad block log of every device being
-		 * rebuilt (raid456's way) and the rebuild goes on; without
-		 * a log, recovery stops and the device stays a spare.
+		 * rebuilt; only if that fails (no log, or a full one) does
+		 * the step fail and recovery stop, the device staying a
+		 * spare.
 		 */
 		if (!test_bit(MD_RECOVERY_SYNC, &conf->mddev->recovery)) {
 			ok = record_lost_stripe(sh);

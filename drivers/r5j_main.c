@@ -725,13 +725,20 @@ static sector_t r5j_size(struct mddev *mddev, sector_t sectors, int raid_disks)
 	return sectors * (raid_disks - parity);
 }
 
-/* no discard or write-zeroes: blocks must not change behind parity's back */
+/*
+ * No discard or write-zeroes: blocks must not change behind parity's back.
+ * io_min is a chunk, io_opt a row of data chunks; a size the unsigned
+ * int limit cannot hold (huge chunks, many members) is not advertised
+ * (0) rather than wrapped to a wrong one.
+ */
 static int set_queue_limits(struct mddev *mddev, struct r5j_conf *conf)
 {
-	unsigned int chunk_bytes = mddev->chunk_sectors << 9;
+	u64 chunk_bytes = (u64)(u32)mddev->chunk_sectors << SECTOR_SHIFT;
+	u64 row_bytes = chunk_bytes * conf->data_disks;
 
-	return r5j_set_queue_limits(mddev, chunk_bytes,
-				    chunk_bytes * conf->data_disks,
+	return r5j_set_queue_limits(mddev,
+				    chunk_bytes <= UINT_MAX ? chunk_bytes : 0,
+				    row_bytes <= UINT_MAX ? row_bytes : 0,
 				    R5J_MAX_REQ_STRIPES * R5J_STRIPE_SECTORS);
 }
 
@@ -1286,6 +1293,14 @@ static bool raid456_loaded(void)
 static int __init r5j_init(void)
 {
 	int i, err;
+
+	/*
+	 * A stripe block is one page: alloc_page() per block, and member,
+	 * journal, write-back cache and reshape bios of PAGE_SIZE.  With
+	 * larger pages every block would cover the wrong sectors.
+	 */
+	BUILD_BUG_ON(PAGE_SIZE != R5J_BLOCK_SIZE);
+	BUILD_BUG_ON(R5J_STRIPE_SECTORS << SECTOR_SHIFT != R5J_BLOCK_SIZE);
 
 	if (raid456_loaded()) {
 		pr_err("raid5j: raid456 is loaded and would keep handling RAID4/5/6 arrays; stop its arrays and 'rmmod raid456' first\n");
