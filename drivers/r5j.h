@@ -360,7 +360,8 @@ struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
 void r5j_release_stripe(struct r5j_stripe *sh);
 struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf);
 int r5j_active_stripes(struct r5j_conf *conf);
-bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector);
+bool r5j_range_dirty(struct r5j_conf *conf, sector_t sector,
+		     unsigned int sectors);
 bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged);
 int r5j_dirty_mark(struct r5j_conf *conf, int percent);
 #define R5J_DIRTY_HIGH		75	/* default percent of the cache */
@@ -379,7 +380,8 @@ struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
 int r5j_wbcache_init(struct r5j_conf *conf);
 void r5j_wbcache_free(struct r5j_conf *conf);
 bool r5j_wbcache_active(struct r5j_conf *conf);
-bool r5j_wbcache_has(struct r5j_conf *conf, sector_t sector, bool prev);
+bool r5j_wbcache_has_range(struct r5j_conf *conf, sector_t lo, sector_t hi);
+unsigned int r5j_wbcache_evicted(struct r5j_conf *conf);
 void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh);
 bool r5j_wbcache_reload(struct r5j_stripe *sh);
 bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged);

@@ -302,22 +302,6 @@ void r5j_retry_reads_work(struct work_struct *work)
 	}
 }
 
-/*
- * Write-back: a stripe of [sector, +sectors) on the members has dirty
- * blocks in the cache.  Set before a cached write completes, cleared only
- * once its destage is on the members.
- */
-static bool range_dirty(struct r5j_conf *conf, sector_t sector,
-			unsigned int sectors)
-{
-	sector_t s = round_down(sector, R5J_STRIPE_SECTORS);
-
-	for (; s < sector + sectors; s += R5J_STRIPE_SECTORS)
-		if (r5j_stripe_dirty(conf, s))
-			return true;
-	return false;
-}
-
 /* Read one chunk's worth straight from its member; false: use stripes. */
 static bool read_one_chunk(struct mddev *mddev, struct r5j_conf *conf,
 			   struct bio *bi)
@@ -345,9 +329,10 @@ static bool read_one_chunk(struct mddev *mddev, struct r5j_conf *conf,
 	if (is_badblock(rdev, dev_sector, bio_sectors(bi), &first_bad,
 			&bad_sectors))
 		goto out_rdev;
+	/* write-back: the member lacks the data of a dirty stripe */
 	if (atomic_read(&conf->dirty_stripes) &&
-	    range_dirty(conf, dev_sector, bio_sectors(bi)))
-		goto out_rdev;	/* the member lacks write-back data */
+	    r5j_range_dirty(conf, dev_sector, bio_sectors(bi)))
+		goto out_rdev;
 
 	spin_lock_irq(&conf->lock);
 	if (conf->quiesce) {
