@@ -391,6 +391,17 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 	bool is_write = op_is_write(bio_op(bi));
 	bool admitted = false;
 
+	/*
+	 * Reads and writes only (a flush is an empty write).  Nothing else is
+	 * advertised (discard, write zeroes and secure erase limits are 0, as
+	 * raid456 without devices_handle_discard_safely), and the stripes copy
+	 * data pages no other op has.
+	 */
+	if (unlikely(bio_op(bi) != REQ_OP_READ && bio_op(bi) != REQ_OP_WRITE)) {
+		bi->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bi);
+		return true;
+	}
 	if (unlikely(bi->bi_opf & REQ_PREFLUSH)) {
 		if (conf->log && !r5j_journal_failed(conf->log)) {
 			/*
@@ -419,15 +430,6 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 	}
 	if (!r5j_write_start(mddev, bi))
 		return false;
-
-	if (unlikely(bio_op(bi) == REQ_OP_DISCARD ||
-		     bio_op(bi) == REQ_OP_WRITE_ZEROES)) {
-		/* not advertised; as raid456 without devices_handle_discard_safely */
-		bi->bi_status = BLK_STS_NOTSUPP;
-		bio_endio(bi);
-		md_write_end(mddev);
-		return true;
-	}
 
 	geom_enter(conf);
 	if (READ_ONCE(conf->reshaping)) {
