@@ -422,7 +422,7 @@ int r5j_cache_forget(struct r5j_conf *conf);
 
 /* r5j_request.c */
 void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
-		     struct bio *bi, u64 first, u64 last);
+		     struct bio *bi, u64 first, u64 last, int flags);
 bool r5j_make_request(struct mddev *mddev, struct bio *bi);
 sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 			  int *skipped);

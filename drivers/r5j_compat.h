@@ -263,10 +263,10 @@ static inline void r5j_quiesce_cycle(struct mddev *mddev)
 }
 
 /*
- * Drain the personality running the array before a takeover moves its
- * journal (Documentation/reshape.md 8.1): 6.1's mddev_suspend() after
- * ->takeover quiesces it; 6.12's level_store() has suspended the array
- * before ->takeover and never quiesces the old personality.
+ * Drain the personality running the array before a takeover frees it and
+ * moves its journal (Documentation/reshape.md 8.1): 6.1's mddev_suspend()
+ * after ->takeover quiesces it; 6.12's level_store() has suspended the
+ * array before ->takeover and never quiesces the old personality.
  */
 static inline void r5j_takeover_drain(struct mddev *mddev)
 {

@@ -133,6 +133,8 @@ static void free_conf(struct r5j_conf *conf)
 	if (r5j_thread(&conf->log_reclaim))
 		r5j_unregister_thread(conf->mddev, &conf->log_reclaim);
 	cancel_work_sync(&conf->retry_work);
+	/* every retry was drained by the quiesce before (aligned_reads) */
+	WARN_ON_ONCE(!bio_list_empty(&conf->retry_reads));
 	r5j_reshape_free(conf);
 	r5j_cache_free(conf);
 	bioset_exit(&conf->bio_split);
@@ -680,8 +682,13 @@ static void *r5j_takeover(struct mddev *mddev, int level)
 			return ERR_PTR(-ENOMEM);
 		}
 		conf->log_from = mddev->private;
-		r5j_takeover_drain(mddev);
 	}
+	/*
+	 * Aligned reads (and their retries) are not md core's requests to
+	 * drain: the old conf is freed next.
+	 */
+	if (mddev->pers->free == r5j_free)
+		r5j_takeover_drain(mddev);
 	/* raid1's failfast metadata writes are not ours */
 	clear_bit(MD_FAILFAST_SUPPORTED, &mddev->flags);
 	pr_info("md/raid:%s: raid5j: takeover from raid%d (layout %d, %d devices) to raid%d (layout %d, %d devices)\n",
@@ -1174,6 +1181,7 @@ out:
 	return err;
 }
 
+/* aligned_reads counts failed ones until their retry is attached */
 static bool quiesced(struct r5j_conf *conf)
 {
 	return conf->active_stripes == 0 && list_empty(&conf->handle_list) &&

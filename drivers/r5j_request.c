@@ -31,7 +31,8 @@ static u8 cover_mask(sector_t block, sector_t first, sector_t last)
 static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 					const struct r5j_geom *g,
 					struct bio *bi, sector_t block,
-					bool is_write, struct r5j_stripe *sh)
+					bool is_write, struct r5j_stripe *sh,
+					int flags)
 {
 	struct mddev *mddev = conf->mddev;
 	struct r5j_stripe_map map;
@@ -47,7 +48,7 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 	bio_inc_remaining(bi);
 	if (!sh)
 		sh = r5j_get_stripe_geom(conf, dev_sector, g == &conf->rs.prev,
-					 is_write ? R5J_GET_WRITE : 0);
+					 flags | (is_write ? R5J_GET_WRITE : 0));
 	WARN_ON_ONCE(sh->sector != dev_sector || sh->geom != g);
 	if (is_write) {
 		if (!r5j_is_step_bio(bi))
@@ -84,9 +85,10 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
  * a time: every block of the bio in one row is attached before the daemon
  * may see the row, so a bio that covers a whole row is a full-stripe write
  * (no pre-reads) although its blocks of one row are far apart in the bio.
+ * @flags: extra R5J_GET_* flags for the stripes.
  */
 void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
-		     struct bio *bi, u64 first, u64 last)
+		     struct bio *bi, u64 first, u64 last, int flags)
 {
 	bool is_write = op_is_write(bio_op(bi));
 	struct r5j_rows rows;
@@ -99,7 +101,8 @@ void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
 		struct r5j_stripe *sh = NULL;
 
 		while (r5j_rows_block(&rows, &block))
-			sh = add_bio_share(conf, g, bi, block, is_write, sh);
+			sh = add_bio_share(conf, g, bi, block, is_write, sh,
+					   flags);
 		if (sh) {
 			set_bit(R5J_STRIPE_HANDLE, &sh->state);
 			r5j_release_stripe(sh);
@@ -235,14 +238,14 @@ void r5j_geom_thaw(struct mddev *mddev, struct r5j_conf *conf)
  * row that straddles the position is still intact on the members (R1),
  * and its blocks on the done side, stale there, only feed parity.
  */
-static void stripe_request(struct r5j_conf *conf, struct bio *bi)
+static void stripe_request(struct r5j_conf *conf, struct bio *bi, int flags)
 {
 	u64 first = bi->bi_iter.bi_sector, last = bio_end_sector(bi);
 	const struct r5j_geom *lo = &conf->geom, *hi = &conf->rs.prev;
 	u64 pos;
 
 	if (!READ_ONCE(conf->reshaping)) {
-		r5j_stripe_rows(conf, &conf->geom, bi, first, last);
+		r5j_stripe_rows(conf, &conf->geom, bi, first, last, flags);
 		return;
 	}
 	spin_lock_irq(&conf->lock);
@@ -250,8 +253,8 @@ static void stripe_request(struct r5j_conf *conf, struct bio *bi)
 	spin_unlock_irq(&conf->lock);
 	if (conf->rs.backwards)
 		swap(lo, hi);
-	r5j_stripe_rows(conf, lo, bi, first, min(last, pos));
-	r5j_stripe_rows(conf, hi, bi, max(first, pos), last);
+	r5j_stripe_rows(conf, lo, bi, first, min(last, pos), flags);
+	r5j_stripe_rows(conf, hi, bi, max(first, pos), last, flags);
 }
 
 static void aligned_read_end_io(struct bio *clone)
@@ -270,20 +273,32 @@ static void aligned_read_end_io(struct bio *clone)
 	/* a retry through stripes is not accounted again */
 	if (acct_start)
 		bio_end_io_acct(orig, acct_start);
-	if (!status) {
-		bio_endio(orig);
-	} else {
-		/* let the stripe path read it again and reconstruct */
+	if (status) {
+		/*
+		 * Let the stripe path read it again and reconstruct.  The
+		 * read stays counted in aligned_reads until the retry has
+		 * its shares attached (r5j_retry_reads_work()).
+		 */
 		spin_lock_irqsave(&conf->lock, flags);
 		bio_list_add(&conf->retry_reads, orig);
 		spin_unlock_irqrestore(&conf->lock, flags);
 		queue_work(system_long_wq, &conf->retry_work);
+		return;
 	}
+	bio_endio(orig);
 	if (atomic_dec_and_test(&conf->aligned_reads))
 		wake_up(&conf->wait_quiesce);
 }
 
-/* Work item: failed chunk-aligned reads go through the stripe cache. */
+/*
+ * Work item: failed chunk-aligned reads go through the stripe cache.
+ * Each is still counted in aligned_reads, which every quiesce waits for
+ * (a quiesce comes before a geometry switch, a reshape's start, a
+ * takeover and a free), so a retry maps through the geometry its read
+ * was admitted with and never meets a reshape: it needs no geom_enter()
+ * or reshape_admit().  Its stripes may be taken while a quiesce waits
+ * (R5J_GET_NOQUIESCE), which then waits for them.
+ */
 void r5j_retry_reads_work(struct work_struct *work)
 {
 	struct r5j_conf *conf = container_of(work, struct r5j_conf, retry_work);
@@ -295,10 +310,11 @@ void r5j_retry_reads_work(struct work_struct *work)
 		spin_unlock_irq(&conf->lock);
 		if (!bi)
 			break;
-		geom_enter(conf);
-		stripe_request(conf, bi);
-		geom_exit(conf);
+		WARN_ON_ONCE(READ_ONCE(conf->reshaping));
+		stripe_request(conf, bi, R5J_GET_NOQUIESCE);
 		bio_endio(bi);	/* the reference the clone held */
+		if (atomic_dec_and_test(&conf->aligned_reads))
+			wake_up(&conf->wait_quiesce);
 	}
 }
 
@@ -458,7 +474,7 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 	}
 
 	md_account_bio(mddev, &bi);
-	stripe_request(conf, bi);
+	stripe_request(conf, bi, 0);
 	if (admitted)
 		reshape_done(conf);
 	geom_exit(conf);
