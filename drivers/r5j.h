@@ -395,6 +395,7 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at);
 void r5j_handle_stripe(struct r5j_stripe *sh);
 void r5j_flush_bitmap_list(struct r5j_conf *conf);
 void r5j_return_held_bios(struct r5j_conf *conf);
+void r5j_end_held_bios(struct r5j_conf *conf);
 void r5j_submit_pending(struct r5j_conf *conf);
 void r5j_end_pass(struct r5j_conf *conf);
 

@@ -135,6 +135,7 @@ static void free_conf(struct r5j_conf *conf)
 	cancel_work_sync(&conf->retry_work);
 	/* every retry was drained by the quiesce before (aligned_reads) */
 	WARN_ON_ONCE(!bio_list_empty(&conf->retry_reads));
+	r5j_end_held_bios(conf);
 	r5j_reshape_free(conf);
 	r5j_cache_free(conf);
 	bioset_exit(&conf->bio_split);
@@ -1190,6 +1191,34 @@ static bool quiesced(struct r5j_conf *conf)
 	       atomic_read(&conf->stuck_stripes);
 }
 
+static bool nothing_held(struct r5j_conf *conf)
+{
+	bool empty;
+
+	spin_lock_irq(&conf->lock);
+	empty = r5j_blist_empty(&conf->held);
+	spin_unlock_irq(&conf->lock);
+	return empty;
+}
+
+/*
+ * Write completions held for a superblock update (r5j_return_held_bios())
+ * are writes in flight too: a quiesce that md core may follow with a free
+ * (6.1's level change: suspend, then free) waits for the daemon to return
+ * them, where the superblock can be written meanwhile (see
+ * r5j_sb_update_may_come()).  Elsewhere the quiescer may hold the mutex
+ * the update needs; then free_conf() completes what is left, after the
+ * update a stop makes.
+ */
+static void drain_held(struct mddev *mddev, struct r5j_conf *conf)
+{
+	if (!r5j_sb_update_may_come(mddev))
+		return;
+	while (!wait_event_timeout(conf->wait_quiesce, nothing_held(conf),
+				   HZ / 10))
+		md_wakeup_thread(mddev->thread);
+}
+
 /*
  * Quiesced, every write on the members and the log down to its empty unit:
  * the array is clean, so a stop that follows writes no superblocks.  The
@@ -1233,6 +1262,7 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 			spin_lock_irq(&conf->lock);
 		}
 		spin_unlock_irq(&conf->lock);
+		drain_held(mddev, conf);
 		if (conf->log) {
 			r5j_journal_quiesce(conf->log);
 			mark_clean(mddev, conf);
