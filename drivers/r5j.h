@@ -362,6 +362,7 @@ struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf);
 int r5j_active_stripes(struct r5j_conf *conf);
 bool r5j_range_dirty(struct r5j_conf *conf, sector_t sector,
 		     unsigned int sectors);
+bool r5j_stripes_free_now(struct r5j_conf *conf, unsigned int n, int flags);
 bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged);
 int r5j_dirty_mark(struct r5j_conf *conf, int percent);
 #define R5J_DIRTY_HIGH		75	/* default percent of the cache */

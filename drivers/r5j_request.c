@@ -125,24 +125,31 @@ static bool reshape_blocks(struct r5j_conf *conf, u64 first, u64 last,
 					      first, last);
 }
 
+enum r5j_admit { R5J_ADMITTED, R5J_ADMIT_SUSPENDED, R5J_ADMIT_WOULDBLOCK };
+
 /*
  * Wait until the reshape lets @bi in, then count it as a user until its
- * shares are attached (reshape_done()).  False if md core is suspending
- * the array meanwhile: a superblock update the wait may depend on cannot
- * happen before the suspend ends, so md core resubmits @bi after it (as
- * md_write_start() does).
+ * shares are attached (reshape_done()).  R5J_ADMIT_SUSPENDED if md core
+ * is suspending the array meanwhile: a superblock update the wait may
+ * depend on cannot happen before the suspend ends, so md core resubmits
+ * @bi after it (as md_write_start() does).  R5J_ADMIT_WOULDBLOCK: @bi is
+ * REQ_NOWAIT and would wait (raid456 refuses those too).
  */
-static bool reshape_admit(struct mddev *mddev, struct r5j_conf *conf,
-			  struct bio *bi)
+static enum r5j_admit reshape_admit(struct mddev *mddev,
+				    struct r5j_conf *conf, struct bio *bi)
 {
 	u64 first = bi->bi_iter.bi_sector, last = bio_end_sector(bi);
 	bool is_write = op_is_write(bio_op(bi));
 
 	spin_lock_irq(&conf->lock);
 	while (reshape_blocks(conf, first, last, is_write)) {
+		if (bi->bi_opf & REQ_NOWAIT) {
+			spin_unlock_irq(&conf->lock);
+			return R5J_ADMIT_WOULDBLOCK;
+		}
 		if (READ_ONCE(mddev->suspended)) {
 			spin_unlock_irq(&conf->lock);
-			return false;
+			return R5J_ADMIT_SUSPENDED;
 		}
 		wait_event_lock_irq_timeout(conf->wait_reshape,
 					    !reshape_blocks(conf, first, last,
@@ -151,7 +158,7 @@ static bool reshape_admit(struct mddev *mddev, struct r5j_conf *conf,
 	}
 	conf->reshape_users++;
 	spin_unlock_irq(&conf->lock);
-	return true;
+	return R5J_ADMITTED;
 }
 
 static void reshape_done(struct r5j_conf *conf)
@@ -194,10 +201,15 @@ int r5j_geom_users_init(struct r5j_conf *conf)
 			       PERCPU_REF_ALLOW_REINIT, GFP_KERNEL);
 }
 
-/* Sleeps while a switch is under way. */
-static void geom_enter(struct r5j_conf *conf)
+/* Sleeps while a switch is under way; false: @bi is REQ_NOWAIT and would. */
+static bool geom_enter(struct r5j_conf *conf, struct bio *bi)
 {
+	if (percpu_ref_tryget_live(&conf->geom_users))
+		return true;
+	if (bi->bi_opf & REQ_NOWAIT)
+		return false;
 	wait_event(conf->wait_geom, percpu_ref_tryget_live(&conf->geom_users));
+	return true;
 }
 
 static void geom_exit(struct r5j_conf *conf)
@@ -257,6 +269,48 @@ static void stripe_request(struct r5j_conf *conf, struct bio *bi, int flags)
 	r5j_stripe_rows(conf, hi, bi, max(first, pos), last, flags);
 }
 
+static unsigned int count_rows(const struct r5j_geom *g, u64 first, u64 last)
+{
+	struct r5j_rows rows;
+	unsigned int n = 0;
+	u64 dev_sector;
+
+	if (first >= last)
+		return 0;
+	r5j_rows_init(&rows, g, first, last);
+	while (r5j_rows_next(&rows, &dev_sector))
+		n++;
+	return n;
+}
+
+/*
+ * REQ_NOWAIT through stripes: could stripe_request() take every stripe
+ * of @bi now?  It sleeps for a free stripe otherwise, and once a share is
+ * attached the bio can no longer be refused.  A hint (see
+ * r5j_stripes_free_now()): a race can still make it wait.
+ */
+static bool stripes_free_now(struct r5j_conf *conf, struct bio *bi)
+{
+	u64 first = bi->bi_iter.bi_sector, last = bio_end_sector(bi);
+	const struct r5j_geom *lo = &conf->geom, *hi = &conf->rs.prev;
+	unsigned int n;
+	u64 pos;
+
+	if (!READ_ONCE(conf->reshaping)) {
+		n = count_rows(&conf->geom, first, last);
+	} else {
+		spin_lock_irq(&conf->lock);
+		pos = conf->reshape_progress;
+		spin_unlock_irq(&conf->lock);
+		if (conf->rs.backwards)
+			swap(lo, hi);
+		n = count_rows(lo, first, min(last, pos)) +
+		    count_rows(hi, max(first, pos), last);
+	}
+	return r5j_stripes_free_now(conf, n, op_is_write(bio_op(bi)) ?
+				    R5J_GET_WRITE : 0);
+}
+
 static void aligned_read_end_io(struct bio *clone)
 {
 	struct r5j_aligned_read *ar =
@@ -273,7 +327,8 @@ static void aligned_read_end_io(struct bio *clone)
 	/* a retry through stripes is not accounted again */
 	if (acct_start)
 		bio_end_io_acct(orig, acct_start);
-	if (status) {
+	if (status && !(status == BLK_STS_AGAIN &&
+			(orig->bi_opf & REQ_NOWAIT))) {
 		/*
 		 * Let the stripe path read it again and reconstruct.  The
 		 * read stays counted in aligned_reads until the retry has
@@ -285,6 +340,9 @@ static void aligned_read_end_io(struct bio *clone)
 		queue_work(system_long_wq, &conf->retry_work);
 		return;
 	}
+	/* a member that would have blocked: so would the array */
+	if (status)
+		orig->bi_status = status;
 	bio_endio(orig);
 	if (atomic_dec_and_test(&conf->aligned_reads))
 		wake_up(&conf->wait_quiesce);
@@ -318,10 +376,14 @@ void r5j_retry_reads_work(struct work_struct *work)
 	}
 }
 
-/* Read one chunk's worth straight from its member; false: use stripes. */
+/*
+ * Read one chunk's worth straight from its member; false: use stripes.
+ * True also when @bi was ended (REQ_NOWAIT and no clone at hand).
+ */
 static bool read_one_chunk(struct mddev *mddev, struct r5j_conf *conf,
 			   struct bio *bi)
 {
+	bool nowait = bi->bi_opf & REQ_NOWAIT;
 	struct r5j_aligned_read *ar;
 	struct r5j_stripe_map map;
 	struct md_rdev *rdev;
@@ -350,19 +412,26 @@ static bool read_one_chunk(struct mddev *mddev, struct r5j_conf *conf,
 	    r5j_range_dirty(conf, dev_sector, bio_sectors(bi)))
 		goto out_rdev;
 
+	/*
+	 * One clone does both jobs: md_account_bio() would allocate a second
+	 * one per read only to time it.
+	 */
+	clone = bio_alloc_clone(rdev->bdev, bi, nowait ? GFP_NOWAIT : GFP_NOIO,
+				&conf->bio_clone);
+	if (!clone) {
+		rdev_dec_pending(rdev, mddev);
+		bio_wouldblock_error(bi);
+		return true;
+	}
 	spin_lock_irq(&conf->lock);
 	if (conf->quiesce) {
 		spin_unlock_irq(&conf->lock);
+		bio_put(clone);
 		goto out_rdev;
 	}
 	atomic_inc(&conf->aligned_reads);
 	spin_unlock_irq(&conf->lock);
 
-	/*
-	 * One clone does both jobs: md_account_bio() would allocate a second
-	 * one per read only to time it.
-	 */
-	clone = bio_alloc_clone(rdev->bdev, bi, GFP_NOIO, &conf->bio_clone);
 	ar = container_of(clone, struct r5j_aligned_read, clone);
 	ar->conf = conf;
 	ar->rdev = rdev;
@@ -389,9 +458,15 @@ static struct bio *chunk_aligned_read(struct mddev *mddev,
 	unsigned int to_boundary = chunk - (bi->bi_iter.bi_sector & (chunk - 1));
 
 	if (bio_sectors(bi) > to_boundary) {
-		struct bio *split = bio_split(bi, to_boundary, GFP_NOIO,
+		bool nowait = bi->bi_opf & REQ_NOWAIT;
+		struct bio *split = bio_split(bi, to_boundary,
+					      nowait ? GFP_NOWAIT : GFP_NOIO,
 					      &conf->bio_split);
 
+		if (!split) {
+			bio_wouldblock_error(bi);
+			return NULL;
+		}
 		bio_chain(split, bi);
 		submit_bio_noacct(bi);
 		bi = split;
@@ -401,10 +476,33 @@ static struct bio *chunk_aligned_read(struct mddev *mddev,
 	return bi;
 }
 
+/*
+ * REQ_NOWAIT: would md_write_start() sleep until the superblock says the
+ * array is dirty, or until a pending update is written (a RAID4/5/6 array
+ * always has superblocks)?  Racy: the common case, a write after an idle
+ * spell marked the array clean.
+ */
+static bool write_start_would_wait(struct mddev *mddev)
+{
+	return READ_ONCE(mddev->in_sync) ||
+	       test_bit(MD_SB_CHANGE_PENDING, &mddev->sb_flags);
+}
+
+/*
+ * REQ_NOWAIT (advertised by md core when every member supports it): @bi
+ * ends with BLK_STS_AGAIN wherever it would sleep before its first share
+ * is attached: md_write_start(), a geometry switch, a reshape window, a
+ * quiesce, the stripe cache short of free stripes (stripes_free_now()),
+ * and the allocations of the aligned-read bypass.  Not after: a bio half
+ * attached cannot be refused.  So it can still sleep in a race for the
+ * last free stripes and where memory is short (the share and accounting
+ * mempools), as any raid456 request.
+ */
 bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 {
 	struct r5j_conf *conf = mddev->private;
 	bool is_write = op_is_write(bio_op(bi));
+	bool nowait = bi->bi_opf & REQ_NOWAIT;
 	bool admitted = false;
 
 	/*
@@ -444,16 +542,27 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 		bio_io_error(bi);
 		return true;
 	}
+	if (unlikely(nowait) && is_write && write_start_would_wait(mddev)) {
+		bio_wouldblock_error(bi);
+		return true;
+	}
 	if (!r5j_write_start(mddev, bi))
 		return false;
 
-	geom_enter(conf);
+	if (!geom_enter(conf, bi))
+		goto would_block;
 	if (READ_ONCE(conf->reshaping)) {
-		if (!reshape_admit(mddev, conf, bi)) {
+		switch (reshape_admit(mddev, conf, bi)) {
+		case R5J_ADMITTED:
+			break;
+		case R5J_ADMIT_SUSPENDED:
 			geom_exit(conf);
 			if (is_write)
 				md_write_end(mddev);
 			return false;
+		case R5J_ADMIT_WOULDBLOCK:
+			geom_exit(conf);
+			goto would_block;
 		}
 		admitted = true;
 	}
@@ -473,6 +582,12 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 		}
 	}
 
+	if (unlikely(nowait) && !stripes_free_now(conf, bi)) {
+		if (admitted)
+			reshape_done(conf);
+		geom_exit(conf);
+		goto would_block;
+	}
 	md_account_bio(mddev, &bi);
 	stripe_request(conf, bi, 0);
 	if (admitted)
@@ -481,6 +596,12 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 	if (is_write)
 		md_write_end(mddev);
 	bio_endio(bi);	/* drop the submitter's reference: shares hold theirs */
+	return true;
+
+would_block:
+	if (is_write)
+		md_write_end(mddev);
+	bio_wouldblock_error(bi);
 	return true;
 }
 

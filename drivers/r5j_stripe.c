@@ -488,6 +488,22 @@ bool r5j_range_dirty(struct r5j_conf *conf, sector_t sector,
 	return dirty;
 }
 
+/*
+ * REQ_NOWAIT: could @n stripes be taken now without sleeping (@flags as
+ * for r5j_get_stripe())?  Only a hint, others may take them first: a
+ * request can be refused before its first share is attached, not after.
+ */
+bool r5j_stripes_free_now(struct r5j_conf *conf, unsigned int n, int flags)
+{
+	bool ok;
+
+	spin_lock_irq(&conf->lock);
+	ok = !conf->quiesce && conf->nr_free >= n &&
+	     (!(flags & R5J_GET_WRITE) || !conf->stripes_blocked);
+	spin_unlock_irq(&conf->lock);
+	return ok;
+}
+
 /* @percent of stripe_cache_size, in stripes */
 int r5j_dirty_mark(struct r5j_conf *conf, int percent)
 {
