@@ -360,7 +360,9 @@ struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
 void r5j_release_stripe(struct r5j_stripe *sh);
 struct r5j_stripe *r5j_next_handle(struct r5j_conf *conf);
 int r5j_active_stripes(struct r5j_conf *conf);
-bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector);
+bool r5j_range_dirty(struct r5j_conf *conf, sector_t sector,
+		     unsigned int sectors);
+bool r5j_stripes_free_now(struct r5j_conf *conf, unsigned int n, int flags);
 bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged);
 int r5j_dirty_mark(struct r5j_conf *conf, int percent);
 #define R5J_DIRTY_HIGH		75	/* default percent of the cache */
@@ -379,7 +381,8 @@ struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
 int r5j_wbcache_init(struct r5j_conf *conf);
 void r5j_wbcache_free(struct r5j_conf *conf);
 bool r5j_wbcache_active(struct r5j_conf *conf);
-bool r5j_wbcache_has(struct r5j_conf *conf, sector_t sector, bool prev);
+bool r5j_wbcache_has_range(struct r5j_conf *conf, sector_t lo, sector_t hi);
+unsigned int r5j_wbcache_evicted(struct r5j_conf *conf);
 void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh);
 bool r5j_wbcache_reload(struct r5j_stripe *sh);
 bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged);
@@ -393,6 +396,7 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at);
 void r5j_handle_stripe(struct r5j_stripe *sh);
 void r5j_flush_bitmap_list(struct r5j_conf *conf);
 void r5j_return_held_bios(struct r5j_conf *conf);
+void r5j_end_held_bios(struct r5j_conf *conf);
 void r5j_submit_pending(struct r5j_conf *conf);
 void r5j_end_pass(struct r5j_conf *conf);
 
@@ -420,7 +424,7 @@ int r5j_cache_forget(struct r5j_conf *conf);
 
 /* r5j_request.c */
 void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
-		     struct bio *bi, u64 first, u64 last);
+		     struct bio *bi, u64 first, u64 last, int flags);
 bool r5j_make_request(struct mddev *mddev, struct bio *bi);
 sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 			  int *skipped);

@@ -22,9 +22,14 @@ int r5j_set_queue_limits(struct mddev *mddev, unsigned int io_min,
 	err = mddev_stack_rdev_limits(mddev, &lim, 0);
 	if (err)
 		return err;
-	/* blocks must not change behind parity's back */
+	/*
+	 * Blocks must not change behind parity's back: no discard, write
+	 * zeroes or secure erase, whatever the members offer (the stacking
+	 * keeps any member's limit).
+	 */
 	lim.max_hw_discard_sectors = 0;
 	lim.max_write_zeroes_sectors = 0;
+	lim.max_secure_erase_sectors = 0;
 	lim.max_hw_sectors = max_hw_sectors;
 	lim.max_segments = USHRT_MAX;
 	return queue_limits_set(mddev->gendisk->queue, &lim);
@@ -46,6 +51,7 @@ int r5j_set_queue_limits(struct mddev *mddev, unsigned int io_min,
 				  rdev->data_offset << 9);
 	blk_queue_max_discard_sectors(q, 0);
 	blk_queue_max_write_zeroes_sectors(q, 0);
+	blk_queue_max_secure_erase_sectors(q, 0);
 	blk_queue_max_hw_sectors(q, max_hw_sectors);
 	blk_queue_max_segments(q, USHRT_MAX);
 	return 0;

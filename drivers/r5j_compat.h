@@ -23,6 +23,8 @@
  *   R5J_HAVE_INIT_WRITES_PENDING  the personality sets up writes_pending
  *   R5J_HAVE_REMOVE_SYNCHRONIZED  md core may have waited for RCU readers
  *				of a member being removed
+ *   R5J_HAVE_ALLOW_SB_UPDATE	the md thread writes the superblock for a
+ *				suspender holding reconfig_mutex
  *
  * A probe, not the version number: stable kernels backport md changes.
  * README.md ("Kernel 6.1 and 6.12") lists what users see change.
@@ -221,6 +223,23 @@ static inline void r5j_resume(struct mddev *mddev)
 #endif
 }
 
+/*
+ * A quiesce inside 6.1's mddev_suspend(): the md thread may write the
+ * superblock for the suspender meanwhile (MD_ALLOW_SB_UPDATE), so the
+ * quiesce can wait for what waits on an update.  Other quiescers may hold
+ * reconfig_mutex, which the md thread needs for it.  6.12's suspend
+ * drains such writes itself: md_account_bio() holds active_io to their
+ * end, and it suspends before it takes the mutex.
+ */
+static inline bool r5j_sb_update_may_come(struct mddev *mddev)
+{
+#ifdef R5J_HAVE_ALLOW_SB_UPDATE
+	return test_bit(MD_ALLOW_SB_UPDATE, &mddev->flags);
+#else
+	return false;
+#endif
+}
+
 #ifdef R5J_HAVE_RESYNC_OFFSET
 #define r5j_resync_offset(mddev)	((mddev)->resync_offset)
 #else
@@ -263,10 +282,10 @@ static inline void r5j_quiesce_cycle(struct mddev *mddev)
 }
 
 /*
- * Drain the personality running the array before a takeover moves its
- * journal (Documentation/reshape.md 8.1): 6.1's mddev_suspend() after
- * ->takeover quiesces it; 6.12's level_store() has suspended the array
- * before ->takeover and never quiesces the old personality.
+ * Drain the personality running the array before a takeover frees it and
+ * moves its journal (Documentation/reshape.md 8.1): 6.1's mddev_suspend()
+ * after ->takeover quiesces it; 6.12's level_store() has suspended the
+ * array before ->takeover and never quiesces the old personality.
  */
 static inline void r5j_takeover_drain(struct mddev *mddev)
 {

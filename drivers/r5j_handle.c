@@ -702,11 +702,20 @@ static void copy_bio_block(struct bio *bio, struct page *page, sector_t block,
  */
 void r5j_return_held_bios(struct r5j_conf *conf)
 {
+	if (!test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags))
+		r5j_end_held_bios(conf);
+}
+
+/*
+ * Complete every held share now.  Also from free_conf(): no bio is ever
+ * dropped (a quiesce inside 6.1's suspend waits for the superblock, and
+ * a stop writes it before the free).
+ */
+void r5j_end_held_bios(struct r5j_conf *conf)
+{
 	struct r5j_blist list;
 	struct r5j_bref *ref;
 
-	if (test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags))
-		return;
 	r5j_blist_init(&list);
 	spin_lock_irq(&conf->lock);
 	r5j_blist_splice(&list, &conf->held);

@@ -133,6 +133,9 @@ static void free_conf(struct r5j_conf *conf)
 	if (r5j_thread(&conf->log_reclaim))
 		r5j_unregister_thread(conf->mddev, &conf->log_reclaim);
 	cancel_work_sync(&conf->retry_work);
+	/* every retry was drained by the quiesce before (aligned_reads) */
+	WARN_ON_ONCE(!bio_list_empty(&conf->retry_reads));
+	r5j_end_held_bios(conf);
 	r5j_reshape_free(conf);
 	r5j_cache_free(conf);
 	bioset_exit(&conf->bio_split);
@@ -680,8 +683,13 @@ static void *r5j_takeover(struct mddev *mddev, int level)
 			return ERR_PTR(-ENOMEM);
 		}
 		conf->log_from = mddev->private;
-		r5j_takeover_drain(mddev);
 	}
+	/*
+	 * Aligned reads (and their retries) are not md core's requests to
+	 * drain: the old conf is freed next.
+	 */
+	if (mddev->pers->free == r5j_free)
+		r5j_takeover_drain(mddev);
 	/* raid1's failfast metadata writes are not ours */
 	clear_bit(MD_FAILFAST_SUPPORTED, &mddev->flags);
 	pr_info("md/raid:%s: raid5j: takeover from raid%d (layout %d, %d devices) to raid%d (layout %d, %d devices)\n",
@@ -1181,12 +1189,41 @@ out:
 	return err;
 }
 
+/* aligned_reads counts failed ones until their retry is attached */
 static bool quiesced(struct r5j_conf *conf)
 {
 	return conf->active_stripes == 0 && list_empty(&conf->handle_list) &&
 	       atomic_read(&conf->aligned_reads) == 0 &&
 	       atomic_read(&conf->dirty_stripes) ==
 	       atomic_read(&conf->stuck_stripes);
+}
+
+static bool nothing_held(struct r5j_conf *conf)
+{
+	bool empty;
+
+	spin_lock_irq(&conf->lock);
+	empty = r5j_blist_empty(&conf->held);
+	spin_unlock_irq(&conf->lock);
+	return empty;
+}
+
+/*
+ * Write completions held for a superblock update (r5j_return_held_bios())
+ * are writes in flight too: a quiesce that md core may follow with a free
+ * (6.1's level change: suspend, then free) waits for the daemon to return
+ * them, where the superblock can be written meanwhile (see
+ * r5j_sb_update_may_come()).  Elsewhere the quiescer may hold the mutex
+ * the update needs; then free_conf() completes what is left, after the
+ * update a stop makes.
+ */
+static void drain_held(struct mddev *mddev, struct r5j_conf *conf)
+{
+	if (!r5j_sb_update_may_come(mddev))
+		return;
+	while (!wait_event_timeout(conf->wait_quiesce, nothing_held(conf),
+				   HZ / 10))
+		md_wakeup_thread(mddev->thread);
 }
 
 /*
@@ -1232,6 +1269,7 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 			spin_lock_irq(&conf->lock);
 		}
 		spin_unlock_irq(&conf->lock);
+		drain_held(mddev, conf);
 		if (conf->log) {
 			r5j_journal_quiesce(conf->log);
 			mark_clean(mddev, conf);

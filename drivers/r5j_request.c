@@ -31,7 +31,8 @@ static u8 cover_mask(sector_t block, sector_t first, sector_t last)
 static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 					const struct r5j_geom *g,
 					struct bio *bi, sector_t block,
-					bool is_write, struct r5j_stripe *sh)
+					bool is_write, struct r5j_stripe *sh,
+					int flags)
 {
 	struct mddev *mddev = conf->mddev;
 	struct r5j_stripe_map map;
@@ -47,7 +48,7 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
 	bio_inc_remaining(bi);
 	if (!sh)
 		sh = r5j_get_stripe_geom(conf, dev_sector, g == &conf->rs.prev,
-					 is_write ? R5J_GET_WRITE : 0);
+					 flags | (is_write ? R5J_GET_WRITE : 0));
 	WARN_ON_ONCE(sh->sector != dev_sector || sh->geom != g);
 	if (is_write) {
 		if (!r5j_is_step_bio(bi))
@@ -84,9 +85,10 @@ static struct r5j_stripe *add_bio_share(struct r5j_conf *conf,
  * a time: every block of the bio in one row is attached before the daemon
  * may see the row, so a bio that covers a whole row is a full-stripe write
  * (no pre-reads) although its blocks of one row are far apart in the bio.
+ * @flags: extra R5J_GET_* flags for the stripes.
  */
 void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
-		     struct bio *bi, u64 first, u64 last)
+		     struct bio *bi, u64 first, u64 last, int flags)
 {
 	bool is_write = op_is_write(bio_op(bi));
 	struct r5j_rows rows;
@@ -99,7 +101,8 @@ void r5j_stripe_rows(struct r5j_conf *conf, const struct r5j_geom *g,
 		struct r5j_stripe *sh = NULL;
 
 		while (r5j_rows_block(&rows, &block))
-			sh = add_bio_share(conf, g, bi, block, is_write, sh);
+			sh = add_bio_share(conf, g, bi, block, is_write, sh,
+					   flags);
 		if (sh) {
 			set_bit(R5J_STRIPE_HANDLE, &sh->state);
 			r5j_release_stripe(sh);
@@ -122,24 +125,31 @@ static bool reshape_blocks(struct r5j_conf *conf, u64 first, u64 last,
 					      first, last);
 }
 
+enum r5j_admit { R5J_ADMITTED, R5J_ADMIT_SUSPENDED, R5J_ADMIT_WOULDBLOCK };
+
 /*
  * Wait until the reshape lets @bi in, then count it as a user until its
- * shares are attached (reshape_done()).  False if md core is suspending
- * the array meanwhile: a superblock update the wait may depend on cannot
- * happen before the suspend ends, so md core resubmits @bi after it (as
- * md_write_start() does).
+ * shares are attached (reshape_done()).  R5J_ADMIT_SUSPENDED if md core
+ * is suspending the array meanwhile: a superblock update the wait may
+ * depend on cannot happen before the suspend ends, so md core resubmits
+ * @bi after it (as md_write_start() does).  R5J_ADMIT_WOULDBLOCK: @bi is
+ * REQ_NOWAIT and would wait (raid456 refuses those too).
  */
-static bool reshape_admit(struct mddev *mddev, struct r5j_conf *conf,
-			  struct bio *bi)
+static enum r5j_admit reshape_admit(struct mddev *mddev,
+				    struct r5j_conf *conf, struct bio *bi)
 {
 	u64 first = bi->bi_iter.bi_sector, last = bio_end_sector(bi);
 	bool is_write = op_is_write(bio_op(bi));
 
 	spin_lock_irq(&conf->lock);
 	while (reshape_blocks(conf, first, last, is_write)) {
+		if (bi->bi_opf & REQ_NOWAIT) {
+			spin_unlock_irq(&conf->lock);
+			return R5J_ADMIT_WOULDBLOCK;
+		}
 		if (READ_ONCE(mddev->suspended)) {
 			spin_unlock_irq(&conf->lock);
-			return false;
+			return R5J_ADMIT_SUSPENDED;
 		}
 		wait_event_lock_irq_timeout(conf->wait_reshape,
 					    !reshape_blocks(conf, first, last,
@@ -148,7 +158,7 @@ static bool reshape_admit(struct mddev *mddev, struct r5j_conf *conf,
 	}
 	conf->reshape_users++;
 	spin_unlock_irq(&conf->lock);
-	return true;
+	return R5J_ADMITTED;
 }
 
 static void reshape_done(struct r5j_conf *conf)
@@ -191,10 +201,15 @@ int r5j_geom_users_init(struct r5j_conf *conf)
 			       PERCPU_REF_ALLOW_REINIT, GFP_KERNEL);
 }
 
-/* Sleeps while a switch is under way. */
-static void geom_enter(struct r5j_conf *conf)
+/* Sleeps while a switch is under way; false: @bi is REQ_NOWAIT and would. */
+static bool geom_enter(struct r5j_conf *conf, struct bio *bi)
 {
+	if (percpu_ref_tryget_live(&conf->geom_users))
+		return true;
+	if (bi->bi_opf & REQ_NOWAIT)
+		return false;
 	wait_event(conf->wait_geom, percpu_ref_tryget_live(&conf->geom_users));
+	return true;
 }
 
 static void geom_exit(struct r5j_conf *conf)
@@ -235,14 +250,14 @@ void r5j_geom_thaw(struct mddev *mddev, struct r5j_conf *conf)
  * row that straddles the position is still intact on the members (R1),
  * and its blocks on the done side, stale there, only feed parity.
  */
-static void stripe_request(struct r5j_conf *conf, struct bio *bi)
+static void stripe_request(struct r5j_conf *conf, struct bio *bi, int flags)
 {
 	u64 first = bi->bi_iter.bi_sector, last = bio_end_sector(bi);
 	const struct r5j_geom *lo = &conf->geom, *hi = &conf->rs.prev;
 	u64 pos;
 
 	if (!READ_ONCE(conf->reshaping)) {
-		r5j_stripe_rows(conf, &conf->geom, bi, first, last);
+		r5j_stripe_rows(conf, &conf->geom, bi, first, last, flags);
 		return;
 	}
 	spin_lock_irq(&conf->lock);
@@ -250,8 +265,50 @@ static void stripe_request(struct r5j_conf *conf, struct bio *bi)
 	spin_unlock_irq(&conf->lock);
 	if (conf->rs.backwards)
 		swap(lo, hi);
-	r5j_stripe_rows(conf, lo, bi, first, min(last, pos));
-	r5j_stripe_rows(conf, hi, bi, max(first, pos), last);
+	r5j_stripe_rows(conf, lo, bi, first, min(last, pos), flags);
+	r5j_stripe_rows(conf, hi, bi, max(first, pos), last, flags);
+}
+
+static unsigned int count_rows(const struct r5j_geom *g, u64 first, u64 last)
+{
+	struct r5j_rows rows;
+	unsigned int n = 0;
+	u64 dev_sector;
+
+	if (first >= last)
+		return 0;
+	r5j_rows_init(&rows, g, first, last);
+	while (r5j_rows_next(&rows, &dev_sector))
+		n++;
+	return n;
+}
+
+/*
+ * REQ_NOWAIT through stripes: could stripe_request() take every stripe
+ * of @bi now?  It sleeps for a free stripe otherwise, and once a share is
+ * attached the bio can no longer be refused.  A hint (see
+ * r5j_stripes_free_now()): a race can still make it wait.
+ */
+static bool stripes_free_now(struct r5j_conf *conf, struct bio *bi)
+{
+	u64 first = bi->bi_iter.bi_sector, last = bio_end_sector(bi);
+	const struct r5j_geom *lo = &conf->geom, *hi = &conf->rs.prev;
+	unsigned int n;
+	u64 pos;
+
+	if (!READ_ONCE(conf->reshaping)) {
+		n = count_rows(&conf->geom, first, last);
+	} else {
+		spin_lock_irq(&conf->lock);
+		pos = conf->reshape_progress;
+		spin_unlock_irq(&conf->lock);
+		if (conf->rs.backwards)
+			swap(lo, hi);
+		n = count_rows(lo, first, min(last, pos)) +
+		    count_rows(hi, max(first, pos), last);
+	}
+	return r5j_stripes_free_now(conf, n, op_is_write(bio_op(bi)) ?
+				    R5J_GET_WRITE : 0);
 }
 
 static void aligned_read_end_io(struct bio *clone)
@@ -270,20 +327,36 @@ static void aligned_read_end_io(struct bio *clone)
 	/* a retry through stripes is not accounted again */
 	if (acct_start)
 		bio_end_io_acct(orig, acct_start);
-	if (!status) {
-		bio_endio(orig);
-	} else {
-		/* let the stripe path read it again and reconstruct */
+	if (status && !(status == BLK_STS_AGAIN &&
+			(orig->bi_opf & REQ_NOWAIT))) {
+		/*
+		 * Let the stripe path read it again and reconstruct.  The
+		 * read stays counted in aligned_reads until the retry has
+		 * its shares attached (r5j_retry_reads_work()).
+		 */
 		spin_lock_irqsave(&conf->lock, flags);
 		bio_list_add(&conf->retry_reads, orig);
 		spin_unlock_irqrestore(&conf->lock, flags);
 		queue_work(system_long_wq, &conf->retry_work);
+		return;
 	}
+	/* a member that would have blocked: so would the array */
+	if (status)
+		orig->bi_status = status;
+	bio_endio(orig);
 	if (atomic_dec_and_test(&conf->aligned_reads))
 		wake_up(&conf->wait_quiesce);
 }
 
-/* Work item: failed chunk-aligned reads go through the stripe cache. */
+/*
+ * Work item: failed chunk-aligned reads go through the stripe cache.
+ * Each is still counted in aligned_reads, which every quiesce waits for
+ * (a quiesce comes before a geometry switch, a reshape's start, a
+ * takeover and a free), so a retry maps through the geometry its read
+ * was admitted with and never meets a reshape: it needs no geom_enter()
+ * or reshape_admit().  Its stripes may be taken while a quiesce waits
+ * (R5J_GET_NOQUIESCE), which then waits for them.
+ */
 void r5j_retry_reads_work(struct work_struct *work)
 {
 	struct r5j_conf *conf = container_of(work, struct r5j_conf, retry_work);
@@ -295,33 +368,22 @@ void r5j_retry_reads_work(struct work_struct *work)
 		spin_unlock_irq(&conf->lock);
 		if (!bi)
 			break;
-		geom_enter(conf);
-		stripe_request(conf, bi);
-		geom_exit(conf);
+		WARN_ON_ONCE(READ_ONCE(conf->reshaping));
+		stripe_request(conf, bi, R5J_GET_NOQUIESCE);
 		bio_endio(bi);	/* the reference the clone held */
+		if (atomic_dec_and_test(&conf->aligned_reads))
+			wake_up(&conf->wait_quiesce);
 	}
 }
 
 /*
- * Write-back: a stripe of [sector, +sectors) on the members has dirty
- * blocks in the cache.  Set before a cached write completes, cleared only
- * once its destage is on the members.
+ * Read one chunk's worth straight from its member; false: use stripes.
+ * True also when @bi was ended (REQ_NOWAIT and no clone at hand).
  */
-static bool range_dirty(struct r5j_conf *conf, sector_t sector,
-			unsigned int sectors)
-{
-	sector_t s = round_down(sector, R5J_STRIPE_SECTORS);
-
-	for (; s < sector + sectors; s += R5J_STRIPE_SECTORS)
-		if (r5j_stripe_dirty(conf, s))
-			return true;
-	return false;
-}
-
-/* Read one chunk's worth straight from its member; false: use stripes. */
 static bool read_one_chunk(struct mddev *mddev, struct r5j_conf *conf,
 			   struct bio *bi)
 {
+	bool nowait = bi->bi_opf & REQ_NOWAIT;
 	struct r5j_aligned_read *ar;
 	struct r5j_stripe_map map;
 	struct md_rdev *rdev;
@@ -345,23 +407,31 @@ static bool read_one_chunk(struct mddev *mddev, struct r5j_conf *conf,
 	if (is_badblock(rdev, dev_sector, bio_sectors(bi), &first_bad,
 			&bad_sectors))
 		goto out_rdev;
+	/* write-back: the member lacks the data of a dirty stripe */
 	if (atomic_read(&conf->dirty_stripes) &&
-	    range_dirty(conf, dev_sector, bio_sectors(bi)))
-		goto out_rdev;	/* the member lacks write-back data */
-
-	spin_lock_irq(&conf->lock);
-	if (conf->quiesce) {
-		spin_unlock_irq(&conf->lock);
+	    r5j_range_dirty(conf, dev_sector, bio_sectors(bi)))
 		goto out_rdev;
-	}
-	atomic_inc(&conf->aligned_reads);
-	spin_unlock_irq(&conf->lock);
 
 	/*
 	 * One clone does both jobs: md_account_bio() would allocate a second
 	 * one per read only to time it.
 	 */
-	clone = bio_alloc_clone(rdev->bdev, bi, GFP_NOIO, &conf->bio_clone);
+	clone = bio_alloc_clone(rdev->bdev, bi, nowait ? GFP_NOWAIT : GFP_NOIO,
+				&conf->bio_clone);
+	if (!clone) {
+		rdev_dec_pending(rdev, mddev);
+		bio_wouldblock_error(bi);
+		return true;
+	}
+	spin_lock_irq(&conf->lock);
+	if (conf->quiesce) {
+		spin_unlock_irq(&conf->lock);
+		bio_put(clone);
+		goto out_rdev;
+	}
+	atomic_inc(&conf->aligned_reads);
+	spin_unlock_irq(&conf->lock);
+
 	ar = container_of(clone, struct r5j_aligned_read, clone);
 	ar->conf = conf;
 	ar->rdev = rdev;
@@ -388,9 +458,15 @@ static struct bio *chunk_aligned_read(struct mddev *mddev,
 	unsigned int to_boundary = chunk - (bi->bi_iter.bi_sector & (chunk - 1));
 
 	if (bio_sectors(bi) > to_boundary) {
-		struct bio *split = bio_split(bi, to_boundary, GFP_NOIO,
+		bool nowait = bi->bi_opf & REQ_NOWAIT;
+		struct bio *split = bio_split(bi, to_boundary,
+					      nowait ? GFP_NOWAIT : GFP_NOIO,
 					      &conf->bio_split);
 
+		if (!split) {
+			bio_wouldblock_error(bi);
+			return NULL;
+		}
 		bio_chain(split, bi);
 		submit_bio_noacct(bi);
 		bi = split;
@@ -400,12 +476,46 @@ static struct bio *chunk_aligned_read(struct mddev *mddev,
 	return bi;
 }
 
+/*
+ * REQ_NOWAIT: would md_write_start() sleep until the superblock says the
+ * array is dirty, or until a pending update is written (a RAID4/5/6 array
+ * always has superblocks)?  Racy: the common case, a write after an idle
+ * spell marked the array clean.
+ */
+static bool write_start_would_wait(struct mddev *mddev)
+{
+	return READ_ONCE(mddev->in_sync) ||
+	       test_bit(MD_SB_CHANGE_PENDING, &mddev->sb_flags);
+}
+
+/*
+ * REQ_NOWAIT (advertised by md core when every member supports it): @bi
+ * ends with BLK_STS_AGAIN wherever it would sleep before its first share
+ * is attached: md_write_start(), a geometry switch, a reshape window, a
+ * quiesce, the stripe cache short of free stripes (stripes_free_now()),
+ * and the allocations of the aligned-read bypass.  Not after: a bio half
+ * attached cannot be refused.  So it can still sleep in a race for the
+ * last free stripes and where memory is short (the share and accounting
+ * mempools), as any raid456 request.
+ */
 bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 {
 	struct r5j_conf *conf = mddev->private;
 	bool is_write = op_is_write(bio_op(bi));
+	bool nowait = bi->bi_opf & REQ_NOWAIT;
 	bool admitted = false;
 
+	/*
+	 * Reads and writes only (a flush is an empty write).  Nothing else is
+	 * advertised (discard, write zeroes and secure erase limits are 0, as
+	 * raid456 without devices_handle_discard_safely), and the stripes copy
+	 * data pages no other op has.
+	 */
+	if (unlikely(bio_op(bi) != REQ_OP_READ && bio_op(bi) != REQ_OP_WRITE)) {
+		bi->bi_status = BLK_STS_NOTSUPP;
+		bio_endio(bi);
+		return true;
+	}
 	if (unlikely(bi->bi_opf & REQ_PREFLUSH)) {
 		if (conf->log && !r5j_journal_failed(conf->log)) {
 			/*
@@ -432,25 +542,27 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 		bio_io_error(bi);
 		return true;
 	}
+	if (unlikely(nowait) && is_write && write_start_would_wait(mddev)) {
+		bio_wouldblock_error(bi);
+		return true;
+	}
 	if (!r5j_write_start(mddev, bi))
 		return false;
 
-	if (unlikely(bio_op(bi) == REQ_OP_DISCARD ||
-		     bio_op(bi) == REQ_OP_WRITE_ZEROES)) {
-		/* not advertised; as raid456 without devices_handle_discard_safely */
-		bi->bi_status = BLK_STS_NOTSUPP;
-		bio_endio(bi);
-		md_write_end(mddev);
-		return true;
-	}
-
-	geom_enter(conf);
+	if (!geom_enter(conf, bi))
+		goto would_block;
 	if (READ_ONCE(conf->reshaping)) {
-		if (!reshape_admit(mddev, conf, bi)) {
+		switch (reshape_admit(mddev, conf, bi)) {
+		case R5J_ADMITTED:
+			break;
+		case R5J_ADMIT_SUSPENDED:
 			geom_exit(conf);
 			if (is_write)
 				md_write_end(mddev);
 			return false;
+		case R5J_ADMIT_WOULDBLOCK:
+			geom_exit(conf);
+			goto would_block;
 		}
 		admitted = true;
 	}
@@ -470,14 +582,26 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 		}
 	}
 
+	if (unlikely(nowait) && !stripes_free_now(conf, bi)) {
+		if (admitted)
+			reshape_done(conf);
+		geom_exit(conf);
+		goto would_block;
+	}
 	md_account_bio(mddev, &bi);
-	stripe_request(conf, bi);
+	stripe_request(conf, bi, 0);
 	if (admitted)
 		reshape_done(conf);
 	geom_exit(conf);
 	if (is_write)
 		md_write_end(mddev);
 	bio_endio(bi);	/* drop the submitter's reference: shares hold theirs */
+	return true;
+
+would_block:
+	if (is_write)
+		md_write_end(mddev);
+	bio_wouldblock_error(bi);
 	return true;
 }
 

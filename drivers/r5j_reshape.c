@@ -517,7 +517,7 @@ static int step_io(struct mddev *mddev, struct r5j_conf *conf,
 	 * reshape resumes from the on-disk position (R1), so no resync is
 	 * needed, and a dirty mark would refuse a degraded restart.
 	 */
-	r5j_stripe_rows(conf, g, bio, lo, hi);
+	r5j_stripe_rows(conf, g, bio, lo, hi, 0);
 	bio_endio(bio);		/* the submitter's reference */
 	wait_for_completion_io(&done);
 	err = blk_status_to_errno(bio->bi_status);

@@ -463,18 +463,45 @@ int r5j_active_stripes(struct r5j_conf *conf)
 	return READ_ONCE(conf->active_stripes);
 }
 
-/* Chunk-aligned reads: is the stripe at @sector cached with dirty blocks? */
-bool r5j_stripe_dirty(struct r5j_conf *conf, sector_t sector)
+/*
+ * Chunk-aligned reads: has a stripe of member range [sector, +sectors)
+ * dirty blocks, cached or evicted?  One lock round for the whole read.
+ */
+bool r5j_range_dirty(struct r5j_conf *conf, sector_t sector,
+		     unsigned int sectors)
 {
+	sector_t s = round_down(sector, R5J_STRIPE_SECTORS);
 	struct r5j_stripe *sh;
 	bool dirty;
 
 	spin_lock_irq(&conf->lock);
-	sh = lookup(conf, sector, false);
-	dirty = sh ? test_bit(R5J_STRIPE_DIRTY, &sh->state) :
-		r5j_wbcache_has(conf, sector, false);
+	/* a stripe is cached or evicted, never both (rule 11) */
+	dirty = r5j_wbcache_has_range(conf, s, sector + sectors);
+	/* the cache is looked at only if some dirty stripe is in it */
+	if (atomic_read(&conf->dirty_stripes) <= (int)r5j_wbcache_evicted(conf))
+		s = sector + sectors;
+	for (; !dirty && s < sector + sectors; s += R5J_STRIPE_SECTORS) {
+		sh = lookup(conf, s, false);
+		dirty = sh && test_bit(R5J_STRIPE_DIRTY, &sh->state);
+	}
 	spin_unlock_irq(&conf->lock);
 	return dirty;
+}
+
+/*
+ * REQ_NOWAIT: could @n stripes be taken now without sleeping (@flags as
+ * for r5j_get_stripe())?  Only a hint, others may take them first: a
+ * request can be refused before its first share is attached, not after.
+ */
+bool r5j_stripes_free_now(struct r5j_conf *conf, unsigned int n, int flags)
+{
+	bool ok;
+
+	spin_lock_irq(&conf->lock);
+	ok = !conf->quiesce && conf->nr_free >= n &&
+	     (!(flags & R5J_GET_WRITE) || !conf->stripes_blocked);
+	spin_unlock_irq(&conf->lock);
+	return ok;
 }
 
 /* @percent of stripe_cache_size, in stripes */

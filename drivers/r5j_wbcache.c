@@ -181,11 +181,42 @@ static void erase(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
 	wbc->evicted--;
 }
 
-/* conf->lock held: is the stripe at @sector evicted (dirty)? */
-bool r5j_wbcache_has(struct r5j_conf *conf, sector_t sector, bool prev)
+/* conf->lock held: dirty stripes evicted (in dirty_stripes too) */
+unsigned int r5j_wbcache_evicted(struct r5j_conf *conf)
 {
-	return conf->wbc && conf->wbc->evicted &&
-	       find(conf->wbc, sector, prev);
+	return conf->wbc ? conf->wbc->evicted : 0;
+}
+
+/* conf->lock held: is a stripe of [lo, hi) (current geometry) evicted? */
+bool r5j_wbcache_has_range(struct r5j_conf *conf, sector_t lo, sector_t hi)
+{
+	struct rb_node *node, *ge = NULL;
+
+	if (!conf->wbc || !conf->wbc->evicted)
+		return false;
+	/* the first entry at or after (lo, current) */
+	node = conf->wbc->sectors.rb_node;
+	while (node) {
+		struct r5j_wb_entry *e = rb_entry(node, struct r5j_wb_entry,
+						  by_sector);
+
+		if (key_cmp(e->sector, e->prev, lo, false) >= 0) {
+			ge = node;
+			node = node->rb_left;
+		} else {
+			node = node->rb_right;
+		}
+	}
+	for (; ge; ge = rb_next(ge)) {
+		struct r5j_wb_entry *e = rb_entry(ge, struct r5j_wb_entry,
+						  by_sector);
+
+		if (e->sector >= hi)
+			return false;
+		if (!e->prev)
+			return true;
+	}
+	return false;
 }
 
 /*
