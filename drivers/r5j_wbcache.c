@@ -31,7 +31,6 @@ struct r5j_wb_block {
 	u64 pos;			/* ring sector of the logged copy */
 	u32 csum;			/* its checksum (its DATA payload's) */
 	u16 idx;			/* device index in the stripe */
-	bool lost;			/* did not check out: never read again */
 };
 
 struct r5j_wb_entry {
@@ -42,7 +41,6 @@ struct r5j_wb_entry {
 	unsigned int dirty_tick;
 	bool prev;
 	bool reading;			/* daemon: journal reads submitted */
-	bool lost;			/* STUCK: a block lost, never destaged */
 	bool hot;			/* R5J_STRIPE_HOT */
 	u16 nr;
 	atomic_t errors;		/* journal reads that failed */
@@ -57,6 +55,7 @@ struct r5j_wbcache {
 	bool aging;			/* daemon: aged entries left to reload */
 	atomic64_t journal_reads;	/* blocks read back */
 	atomic64_t read_failures;	/* blocks that did not check out */
+	atomic64_t lost_blocks;		/* recorded bad: destage_lost() */
 	atomic64_t dirty_blocks;	/* R5J_DIRTY, in memory or evicted */
 	/* where issue 16's p99 comes from (notes-p99.md, section 4) */
 	atomic64_t destage_submits;	/* destages' member writes queued */
@@ -101,6 +100,13 @@ void r5j_wbcache_count(struct r5j_conf *conf, int blocks)
 {
 	if (conf->wbc)
 		atomic64_add(blocks, &conf->wbc->dirty_blocks);
+}
+
+/* Dirty blocks lost and recorded as bad blocks (destage_lost()). */
+void r5j_wbcache_count_lost(struct r5j_conf *conf, int blocks)
+{
+	if (conf->wbc)
+		atomic64_add(blocks, &conf->wbc->lost_blocks);
 }
 
 /* Dirty blocks, in memory or evicted (what raid456 would rewrite). */
@@ -157,8 +163,6 @@ static void insert(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
 	rb_link_node(&e->by_sector, parent, link);
 	rb_insert_color(&e->by_sector, &wbc->sectors);
 	wbc->evicted++;
-	if (e->lost)
-		return;		/* nothing to destage: not in the pin order */
 
 	link = &wbc->pins.rb_node;
 	parent = NULL;
@@ -176,8 +180,7 @@ static void insert(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
 static void erase(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
 {
 	rb_erase(&e->by_sector, &wbc->sectors);
-	if (!e->lost)
-		rb_erase(&e->by_pin, &wbc->pins);
+	rb_erase(&e->by_pin, &wbc->pins);
 	wbc->evicted--;
 }
 
@@ -214,15 +217,10 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
 		dev->log_pos = e->blk[i].pos;
 		dev->log_csum = e->blk[i].csum;
 		set_bit(R5J_DIRTY, &dev->flags);
-		if (e->blk[i].lost)
-			set_bit(R5J_LOST, &dev->flags);
 	}
 	set_bit(R5J_STRIPE_DIRTY, &sh->state);
 	if (e->hot)
 		set_bit(R5J_STRIPE_HOT, &sh->state);
-	/* counted in stuck_stripes since its reload failed */
-	if (e->lost)
-		set_bit(R5J_STRIPE_STUCK, &sh->state);
 	/* the daemon reads the blocks back whoever got the stripe */
 	set_bit(R5J_STRIPE_HANDLE, &sh->state);
 }
@@ -235,10 +233,10 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 {
 	struct r5j_wbcache *wbc = conf->wbc;
 	struct r5j_wb_entry *e;
-	bool lost = false;
 	int i, n = 0;
 
 	if (test_bit(R5J_STRIPE_DESTAGE, &sh->state) ||
+	    test_bit(R5J_STRIPE_STUCK, &sh->state) ||
 	    test_bit(R5J_STRIPE_SYNC, &sh->state) ||
 	    !test_bit(R5J_STRIPE_DIRTY, &sh->state) ||
 	    sh->write_stage != R5J_W_IDLE || sh->wb_entry || sh->unit ||
@@ -254,18 +252,11 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 			return 0;
 		if (!test_bit(R5J_DIRTY, &dev->flags))
 			continue;
-		if (test_bit(R5J_LOST, &dev->flags))
-			lost = true;
-		else if (!test_bit(R5J_UPTODATE, &dev->flags))
+		if (!test_bit(R5J_UPTODATE, &dev->flags))
 			return 0;
 		n++;
 	}
-	/*
-	 * A stripe STUCK for members missing keeps its pages (part 1); one
-	 * STUCK for a block lost in the journal gives its head back, or
-	 * such stripes would take the whole cache, one read at a time.
-	 */
-	if (!n || test_bit(R5J_STRIPE_STUCK, &sh->state) != lost)
+	if (!n)
 		return 0;
 	e = kmalloc(struct_size(e, blk, n), GFP_NOWAIT | __GFP_NOWARN);
 	if (!e)
@@ -275,7 +266,6 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 	e->dirty_unit = sh->dirty_unit;
 	e->dirty_tick = sh->dirty_tick;
 	e->reading = false;
-	e->lost = lost;
 	e->hot = test_bit(R5J_STRIPE_HOT, &sh->state);
 	e->nr = n;
 	atomic_set(&e->errors, 0);
@@ -288,7 +278,6 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 		e->blk[n].pos = dev->log_pos;
 		e->blk[n].csum = dev->log_csum;
 		e->blk[n].idx = i;
-		e->blk[n].lost = test_bit(R5J_LOST, &dev->flags);
 		n++;
 	}
 	list_del_init(&sh->lru);
@@ -349,8 +338,8 @@ static void submit_reload(struct r5j_stripe *sh, struct r5j_journal *log,
 /*
  * Daemon, first thing for a stripe with an entry (rule 12): read its
  * dirty blocks back from the journal, then check them.  true: reads in
- * flight.  A block that does not check out makes the stripe STUCK: never
- * destaged, reads of it fail, the journal keeps it for the next assembly.
+ * flight.  A block that does not check out is R5J_LOST: the stripe's
+ * next step is destage_lost() (r5j_handle.c), nothing reads the page.
  */
 bool r5j_wbcache_reload(struct r5j_stripe *sh)
 {
@@ -363,8 +352,7 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 		e->reading = true;
 		if (log) {
 			for (i = 0; i < e->nr; i++) {
-				if (e->blk[i].lost ||
-				    e->blk[i].pos + R5J_BLOCK_SECTORS >
+				if (e->blk[i].pos + R5J_BLOCK_SECTORS >
 				    log->fmt.ring_sectors)
 					continue;
 				submit_reload(sh, log, &e->blk[i]);
@@ -378,8 +366,6 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 		const struct r5j_wb_block *b = &e->blk[i];
 		struct r5j_dev *dev = &sh->dev[b->idx];
 
-		if (b->lost)
-			continue;	/* R5J_LOST: reported when it failed */
 		if (log && b->pos + R5J_BLOCK_SECTORS <= log->fmt.ring_sectors &&
 		    r5j_page_csum(log->fmt.seed, page_address(dev->page)) ==
 		    b->csum) {
@@ -388,7 +374,7 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 		}
 		bad++;
 		set_bit(R5J_LOST, &dev->flags);
-		pr_err_ratelimited("md/raid:%s: write-back stripe %llu: block %d could not be read back from the journal (%s at ring sector %llu): kept in the journal for the next assembly, reads of it fail\n",
+		pr_err_ratelimited("md/raid:%s: write-back stripe %llu: block %d could not be read back from the journal (%s at ring sector %llu)\n",
 				   mdname(conf->mddev),
 				   (unsigned long long)sh->sector, b->idx,
 				   atomic_read(&e->errors) ? "read error" :
@@ -396,12 +382,8 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 	}
 	sh->wb_entry = NULL;
 	kfree(e);
-	if (bad) {
+	if (bad)
 		atomic64_add(bad, &conf->wbc->read_failures);
-		clear_bit(R5J_STRIPE_DESTAGE, &sh->state);
-		if (!test_and_set_bit(R5J_STRIPE_STUCK, &sh->state))
-			atomic_inc(&conf->stuck_stripes);
-	}
 	return false;
 }
 
@@ -619,15 +601,9 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
 		int r;
 
-		if (test_bit(R5J_STRIPE_STUCK, &sh->state)) {
-			/* lost blocks: the head back, never destaged */
-			if (over > 0 && evict_on && evict(conf, sh) > 0) {
-				freed = true;
-				over--;
-				idle--;
-			}
+		/* members missing: kept for the next assembly (part 1) */
+		if (test_bit(R5J_STRIPE_STUCK, &sh->state))
 			continue;
-		}
 		if (all || (over_log && sh->dirty_unit &&
 			    sh->dirty_unit->lsn < limit)) {
 			if (!paced || budget-- > 0) {
@@ -708,7 +684,8 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 	return sysfs_emit_at(page, at,
 			     "writeback_journal_cache %d\nevicted_stripes %u\n"
 			     "evictions %llu\njournal_reads %llu\n"
-			     "journal_read_failures %llu\ndirty_bytes %llu\n"
+			     "journal_read_failures %llu\nlost_blocks %llu\n"
+			     "dirty_bytes %llu\n"
 			     "log_high %d\nlog_use %llu\n"
 			     "destage_submits %lld\ndestage_submits_deep %lld\n"
 			     "deep_queue %d\nmember_queue_max %lld\n"
@@ -716,6 +693,7 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 			     READ_ONCE(wb_journal_cache), evicted, evictions,
 			     atomic64_read(&wbc->journal_reads),
 			     atomic64_read(&wbc->read_failures),
+			     atomic64_read(&wbc->lost_blocks),
 			     atomic64_read(&wbc->dirty_blocks) * R5J_BLOCK_SIZE,
 			     READ_ONCE(conf->log_high), use,
 			     atomic64_read(&wbc->destage_submits),
