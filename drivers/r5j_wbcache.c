@@ -3,11 +3,14 @@
  * raid5j write-back, part 2: the journal as the cache (Documentation/
  * journal.md section 15, "Part 2", rules 10-13).
  *
- * An idle dirty stripe whose head is wanted is evicted: its pages are
- * dropped and an entry keeps where the journal holds each dirty block
- * (ring position, checksum) and the unit the stripe pins.  Getting the
- * stripe again attaches the entry to a new head, and the daemon reads the
- * blocks back from the journal before it does anything else with it.
+ * An idle dirty stripe whose head is wanted is evicted: an entry keeps
+ * its dirty pages (a RAM copy, which a shrinker drops under memory
+ * pressure), where the journal holds each dirty block (ring position,
+ * checksum) and the unit the stripe pins.  Getting the stripe again
+ * attaches the entry to a new head: the RAM copy if it is still there,
+ * else the daemon reads the blocks back from the journal before it does
+ * anything else with it.  A journal that dies loses only blocks whose
+ * RAM copy was dropped.
  * Entries are destaged, reloaded in free stripe heads, when the journal
  * passes writeback_log_high (oldest pinned first), when they age, and on
  * quiesce, mode switch and journal failure.
@@ -31,11 +34,13 @@ struct r5j_wb_block {
 	u64 pos;			/* ring sector of the logged copy */
 	u32 csum;			/* its checksum (its DATA payload's) */
 	u16 idx;			/* device index in the stripe */
+	struct page *page;		/* RAM copy; NULL: only in the journal */
 };
 
 struct r5j_wb_entry {
 	struct rb_node by_sector;	/* wbc->sectors: (sector, prev) */
 	struct rb_node by_pin;		/* wbc->pins: (pin seq, sector, prev) */
+	struct list_head in_ram;	/* wbc->in_ram while it has RAM copies */
 	sector_t sector;
 	struct r5j_log_unit *dirty_unit;	/* pinned (rule 6) */
 	unsigned int dirty_tick;
@@ -51,6 +56,10 @@ struct r5j_wbcache {
 	struct rb_root sectors;		/* conf->lock */
 	struct rb_root pins;		/* conf->lock */
 	unsigned int evicted;		/* entries (conf->lock) */
+	struct list_head in_ram;	/* entries with RAM copies, oldest first */
+	u64 shrunk;			/* entries whose RAM copy went (conf->lock) */
+	atomic64_t ram_pages;		/* pages of RAM copies */
+	struct shrinker *shrinker;
 	u64 evictions;			/* conf->lock */
 	bool aging;			/* daemon: aged entries left to reload */
 	atomic64_t journal_reads;	/* blocks read back */
@@ -64,14 +73,71 @@ struct r5j_wbcache {
 	atomic64_t write_waits;		/* writes to a row in destage */
 };
 
+/* Drop @e's RAM copies (conf->lock held): the journal has the blocks. */
+static unsigned long drop_ram(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
+{
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i < e->nr; i++) {
+		if (!e->blk[i].page)
+			continue;
+		put_page(e->blk[i].page);
+		e->blk[i].page = NULL;
+		n++;
+	}
+	list_del_init(&e->in_ram);
+	atomic64_sub(n, &wbc->ram_pages);
+	return n;
+}
+
+static unsigned long shrink_count(struct shrinker *s,
+				  struct shrink_control *sc)
+{
+	struct r5j_conf *conf = r5j_shrinker_priv(s);
+	s64 n = atomic64_read(&conf->wbc->ram_pages);
+
+	return n > 0 ? n : SHRINK_EMPTY;
+}
+
+/*
+ * Memory pressure: the oldest entries' RAM copies go, their blocks stay in
+ * the journal (what a reload then reads).  Any context the shrinkers run
+ * in; conf->lock is never held across an allocation that reclaims.
+ */
+static unsigned long shrink_scan(struct shrinker *s,
+				 struct shrink_control *sc)
+{
+	struct r5j_conf *conf = r5j_shrinker_priv(s);
+	struct r5j_wbcache *wbc = conf->wbc;
+	unsigned long freed = 0;
+
+	spin_lock_irq(&conf->lock);
+	while (freed < sc->nr_to_scan && !list_empty(&wbc->in_ram)) {
+		freed += drop_ram(wbc, list_first_entry(&wbc->in_ram,
+							struct r5j_wb_entry,
+							in_ram));
+		wbc->shrunk++;
+	}
+	spin_unlock_irq(&conf->lock);
+	return freed ? freed : SHRINK_STOP;
+}
+
 int r5j_wbcache_init(struct r5j_conf *conf)
 {
+	char name[48];
+
 	conf->wbc = kzalloc(sizeof(*conf->wbc), GFP_KERNEL);
 	if (!conf->wbc)
 		return -ENOMEM;
 	conf->wbc->sectors = RB_ROOT;
 	conf->wbc->pins = RB_ROOT;
+	INIT_LIST_HEAD(&conf->wbc->in_ram);
 	conf->log_high = R5J_LOG_HIGH;
+	/* without it, entries keep no RAM copy (journal only) */
+	snprintf(name, sizeof(name), "raid5j-%s", mdname(conf->mddev));
+	conf->wbc->shrinker = r5j_shrinker_create(conf, name, shrink_count,
+						  shrink_scan);
 	return 0;
 }
 
@@ -82,9 +148,12 @@ void r5j_wbcache_free(struct r5j_conf *conf)
 
 	if (!conf->wbc)
 		return;
+	r5j_shrinker_destroy(conf->wbc->shrinker);
 	rbtree_postorder_for_each_entry_safe(e, n, &conf->wbc->sectors,
-					     by_sector)
+					     by_sector) {
+		drop_ram(conf->wbc, e);
 		kfree(e);
+	}
 	kfree(conf->wbc);
 	conf->wbc = NULL;
 }
@@ -200,6 +269,7 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
 {
 	struct r5j_wbcache *wbc = conf->wbc;
 	struct r5j_wb_entry *e;
+	bool ram = true;
 	int i;
 
 	if (!wbc || !wbc->evicted)
@@ -208,16 +278,28 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
 	if (!e)
 		return;
 	erase(wbc, e);
-	sh->wb_entry = e;
 	sh->dirty_unit = e->dirty_unit;
 	sh->dirty_tick = e->dirty_tick;
 	for (i = 0; i < e->nr; i++) {
-		struct r5j_dev *dev = &sh->dev[e->blk[i].idx];
+		struct r5j_wb_block *b = &e->blk[i];
+		struct r5j_dev *dev = &sh->dev[b->idx];
 
-		dev->log_pos = e->blk[i].pos;
-		dev->log_csum = e->blk[i].csum;
+		dev->log_pos = b->pos;
+		dev->log_csum = b->csum;
 		set_bit(R5J_DIRTY, &dev->flags);
+		if (!b->page) {
+			ram = false;
+			continue;
+		}
+		/* the RAM copy becomes the page: up to date, no journal read */
+		swap(dev->page, b->page);
+		set_bit(R5J_UPTODATE, &dev->flags);
 	}
+	drop_ram(wbc, e);	/* the head's former pages */
+	if (ram)
+		kfree(e);
+	else
+		sh->wb_entry = e;
 	set_bit(R5J_STRIPE_DIRTY, &sh->state);
 	if (e->hot)
 		set_bit(R5J_STRIPE_HOT, &sh->state);
@@ -233,6 +315,7 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 {
 	struct r5j_wbcache *wbc = conf->wbc;
 	struct r5j_wb_entry *e;
+	bool ram = false;
 	int i, n = 0;
 
 	if (test_bit(R5J_STRIPE_DESTAGE, &sh->state) ||
@@ -269,17 +352,31 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 	e->hot = test_bit(R5J_STRIPE_HOT, &sh->state);
 	e->nr = n;
 	atomic_set(&e->errors, 0);
+	INIT_LIST_HEAD(&e->in_ram);
 	n = 0;
 	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
+		struct page *page = NULL;
 
 		if (!test_bit(R5J_DIRTY, &dev->flags))
 			continue;
 		e->blk[n].pos = dev->log_pos;
 		e->blk[n].csum = dev->log_csum;
 		e->blk[n].idx = i;
+		/* the dirty page stays as the RAM copy, the head gets a new one */
+		if (wbc->shrinker)
+			page = alloc_page(GFP_NOWAIT | __GFP_NOWARN);
+		e->blk[n].page = NULL;
+		if (page) {
+			e->blk[n].page = dev->page;
+			dev->page = page;
+			atomic64_inc(&wbc->ram_pages);
+			ram = true;
+		}
 		n++;
 	}
+	if (ram)
+		list_add_tail(&e->in_ram, &wbc->in_ram);
 	list_del_init(&sh->lru);
 	hlist_del_init(&sh->hash);
 	insert(wbc, e);
@@ -352,7 +449,9 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 		e->reading = true;
 		if (log) {
 			for (i = 0; i < e->nr; i++) {
-				if (e->blk[i].pos + R5J_BLOCK_SECTORS >
+				if (test_bit(R5J_UPTODATE,
+					     &sh->dev[e->blk[i].idx].flags) ||
+				    e->blk[i].pos + R5J_BLOCK_SECTORS >
 				    log->fmt.ring_sectors)
 					continue;
 				submit_reload(sh, log, &e->blk[i]);
@@ -366,6 +465,8 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 		const struct r5j_wb_block *b = &e->blk[i];
 		struct r5j_dev *dev = &sh->dev[b->idx];
 
+		if (test_bit(R5J_UPTODATE, &dev->flags))
+			continue;	/* its RAM copy (r5j_wbcache_attach()) */
 		if (log && b->pos + R5J_BLOCK_SECTORS <= log->fmt.ring_sectors &&
 		    r5j_page_csum(log->fmt.seed, page_address(dev->page)) ==
 		    b->csum) {
@@ -665,7 +766,7 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 	struct r5j_wbcache *wbc = conf->wbc;
 	struct r5j_journal *log = conf->log;
 	unsigned int evicted;
-	u64 evictions, use = 0;
+	u64 evictions, shrunk, use = 0;
 
 	if (!wbc)
 		return 0;
@@ -680,11 +781,13 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 	spin_lock_irq(&conf->lock);
 	evicted = wbc->evicted;
 	evictions = wbc->evictions;
+	shrunk = wbc->shrunk;
 	spin_unlock_irq(&conf->lock);
 	return sysfs_emit_at(page, at,
 			     "writeback_journal_cache %d\nevicted_stripes %u\n"
 			     "evictions %llu\njournal_reads %llu\n"
 			     "journal_read_failures %llu\nlost_blocks %llu\n"
+			     "ram_copy_bytes %llu\nshrunk_entries %llu\n"
 			     "dirty_bytes %llu\n"
 			     "log_high %d\nlog_use %llu\n"
 			     "destage_submits %lld\ndestage_submits_deep %lld\n"
@@ -694,6 +797,7 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 			     atomic64_read(&wbc->journal_reads),
 			     atomic64_read(&wbc->read_failures),
 			     atomic64_read(&wbc->lost_blocks),
+			     atomic64_read(&wbc->ram_pages) * PAGE_SIZE, shrunk,
 			     atomic64_read(&wbc->dirty_blocks) * R5J_BLOCK_SIZE,
 			     READ_ONCE(conf->log_high), use,
 			     atomic64_read(&wbc->destage_submits),
