@@ -387,6 +387,7 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh);
 bool r5j_wbcache_reload(struct r5j_stripe *sh);
 bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged);
 void r5j_wbcache_count(struct r5j_conf *conf, int blocks);
+void r5j_wbcache_count_lost(struct r5j_conf *conf, int blocks);
 u64 r5j_wbcache_dirty_blocks(struct r5j_conf *conf);
 void r5j_wbcache_count_write_wait(struct r5j_conf *conf);
 void r5j_wbcache_count_destage_submit(struct r5j_conf *conf, int queued);

@@ -3,6 +3,7 @@
  * raid5j: the out-of-line half of r5j_compat.h (queue limits and the
  * personality operations whose prototypes differ between 6.1 and 6.12).
  */
+#include <linux/slab.h>
 #include "r5j.h"
 
 #ifdef R5J_HAVE_ATOMIC_LIMITS
@@ -82,5 +83,77 @@ void r5j_bitmap_sector(struct mddev *mddev, sector_t *offset,
 		       unsigned long *sectors)
 {
 	*sectors = 0;
+}
+#endif
+
+#ifdef R5J_HAVE_SHRINKER_ALLOC
+/* 6.12: the kernel allocates the shrinker, private_data carries @priv. */
+struct shrinker *r5j_shrinker_create(void *priv, const char *name,
+				     unsigned long (*count)(struct shrinker *,
+							    struct shrink_control *),
+				     unsigned long (*scan)(struct shrinker *,
+							   struct shrink_control *))
+{
+	struct shrinker *s = shrinker_alloc(0, "%s", name);
+
+	if (!s)
+		return NULL;
+	s->count_objects = count;
+	s->scan_objects = scan;
+	s->seeks = DEFAULT_SEEKS;
+	s->private_data = priv;
+	shrinker_register(s);
+	return s;
+}
+
+void r5j_shrinker_destroy(struct shrinker *s)
+{
+	if (s)
+		shrinker_free(s);
+}
+
+void *r5j_shrinker_priv(struct shrinker *s)
+{
+	return s->private_data;
+}
+#else
+/* 6.1: the caller's struct shrinker, @priv beside it. */
+struct r5j_shrinker {
+	struct shrinker s;
+	void *priv;
+};
+
+struct shrinker *r5j_shrinker_create(void *priv, const char *name,
+				     unsigned long (*count)(struct shrinker *,
+							    struct shrink_control *),
+				     unsigned long (*scan)(struct shrinker *,
+							   struct shrink_control *))
+{
+	struct r5j_shrinker *rs = kzalloc(sizeof(*rs), GFP_KERNEL);
+
+	if (!rs)
+		return NULL;
+	rs->s.count_objects = count;
+	rs->s.scan_objects = scan;
+	rs->s.seeks = DEFAULT_SEEKS;
+	rs->priv = priv;
+	if (register_shrinker(&rs->s, "%s", name)) {
+		kfree(rs);
+		return NULL;
+	}
+	return &rs->s;
+}
+
+void r5j_shrinker_destroy(struct shrinker *s)
+{
+	if (!s)
+		return;
+	unregister_shrinker(s);
+	kfree(container_of(s, struct r5j_shrinker, s));
+}
+
+void *r5j_shrinker_priv(struct shrinker *s)
+{
+	return container_of(s, struct r5j_shrinker, s)->priv;
 }
 #endif

@@ -19,6 +19,8 @@
  *   R5J_HAVE_ATOMIC_LIMITS	queue limits are built in a struct
  *				queue_limits and committed at once
  *   R5J_HAVE_RESYNC_OFFSET	mddev->recovery_cp is called resync_offset
+ *   R5J_HAVE_SHRINKER_ALLOC	shrinkers are allocated by the kernel
+ *				(shrinker_alloc()), with a private pointer
  * and on 6.1:
  *   R5J_HAVE_INIT_WRITES_PENDING  the personality sets up writes_pending
  *   R5J_HAVE_REMOVE_SYNCHRONIZED  md core may have waited for RCU readers
@@ -32,8 +34,21 @@
 #ifndef RAID5J_R5J_COMPAT_H
 #define RAID5J_R5J_COMPAT_H
 
+#include <linux/shrinker.h>
 #include "md.h"
 #include "md-bitmap.h"
+
+/*
+ * A shrinker that hands @priv to its callbacks (r5j_shrinker_priv()),
+ * registered under @name.  NULL if it could not be.
+ */
+struct shrinker *r5j_shrinker_create(void *priv, const char *name,
+				     unsigned long (*count)(struct shrinker *,
+							    struct shrink_control *),
+				     unsigned long (*scan)(struct shrinker *,
+							   struct shrink_control *));
+void r5j_shrinker_destroy(struct shrinker *s);
+void *r5j_shrinker_priv(struct shrinker *s);
 
 /* Write-intent bitmap, in member sectors; no-ops without a bitmap. */
 #ifdef R5J_HAVE_BITMAP_OPS

@@ -14,6 +14,7 @@
  *   5. sync       resync/check/repair/rebuild of this stripe
  */
 #include <linux/highmem.h>
+#include <linux/ratelimit.h>
 #include "raid5j/parity.h"
 #include "r5j.h"
 #include "r5j_journal.h"
@@ -1042,8 +1043,12 @@ static void clear_made_good(struct r5j_stripe *sh)
 	}
 }
 
-/* Too many members lost for this stripe: every waiting bio fails. */
-static void fail_stripe(struct r5j_stripe *sh)
+/*
+ * Too many blocks lost for this stripe: writes fail, and reads of blocks
+ * neither in the cache nor readable (as raid456: the others are read by
+ * handle_reads()).
+ */
+static void fail_stripe(struct r5j_stripe *sh, struct r5j_state *s)
 {
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_blist reads, writes;
@@ -1058,7 +1063,9 @@ static void fail_stripe(struct r5j_stripe *sh)
 		r5j_blist_init(&reads);
 		r5j_blist_init(&writes);
 		spin_lock_irq(&sh->lock);
-		r5j_blist_splice(&reads, &dev->toread);
+		if (!test_bit(i, s->readable) &&
+		    !test_bit(R5J_UPTODATE, &dev->flags))
+			r5j_blist_splice(&reads, &dev->toread);
 		r5j_blist_splice(&writes, &dev->towrite);
 		dev->towrite_mask = 0;
 		spin_unlock_irq(&sh->lock);
@@ -1457,8 +1464,9 @@ static void put_orig(struct r5j_stripe *sh)
  * clean data block.  The members still hold the old stripe, consistent
  * (rule 7), so it is rebuilt from them: the old blocks of the dirty ones
  * are read into dev->orig (the page keeps the new data), the others into
- * their pages, and the lost blocks computed.  0: done; 1: reads started;
- * -EIO: not possible (a member failed meanwhile, no page).
+ * their pages, and the lost blocks computed.  0: done; 1: reads started,
+ * or a page or a member missing since (the stripe is handled again: never
+ * made permanent); -EIO: the old stripe cannot be computed.
  */
 static int rebuild_clean(struct r5j_stripe *sh, struct r5j_state *s)
 {
@@ -1474,7 +1482,7 @@ static int rebuild_clean(struct r5j_stripe *sh, struct r5j_state *s)
 		if (dirty && !dev->orig) {
 			dev->orig = alloc_page(GFP_NOIO);
 			if (!dev->orig)
-				return -EIO;
+				break;	/* transient: the next pass retries */
 		}
 		if (!test_bit(i, s->readable))
 			continue;
@@ -1483,8 +1491,12 @@ static int rebuild_clean(struct r5j_stripe *sh, struct r5j_state *s)
 		if (!dirty && test_bit(R5J_UPTODATE, &dev->flags))
 			continue;
 		if (!submit_block(sh, i, REQ_OP_READ, dirty ? R5J_IO_ORIG : 0))
-			return -EIO;
+			break;	/* a member failed since: look again */
 		reads++;
+	}
+	if (i < sh->disks) {
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+		return 1;
 	}
 	if (reads)
 		return 1;
@@ -1586,6 +1598,117 @@ static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
 	return 0;
 }
 
+/*
+ * Lost array sectors are named one block a line: a burst of stripes that
+ * lost blocks together (a journal range gone) still fits, the rate stays
+ * bounded.  journal_stats lost_blocks counts them all.
+ */
+static DEFINE_RATELIMIT_STATE(lost_ratelimit, 5 * HZ, 256);
+
+/* Record block @i of @sh in the bad block log of its member and replacement. */
+static void record_lost_block(struct r5j_stripe *sh, int i)
+{
+	struct r5j_conf *conf = sh->conf;
+	int slot;
+
+	rcu_read_lock();
+	for (slot = i; slot < 2 * conf->raid_disks; slot += conf->raid_disks) {
+		struct md_rdev *rdev = rcu_dereference(*r5j_dev_slot(conf, slot));
+
+		if (r5j_rdev_usable(rdev))
+			record_bad(conf, rdev, r5j_rsec(sh, rdev));
+	}
+	rcu_read_unlock();
+}
+
+/* A dirty block (in the cache or its journal copy) that the members lack. */
+static bool has_lost_block(struct r5j_stripe *sh)
+{
+	int i;
+
+	for (i = 0; i < sh->disks; i++)
+		if (test_bit(R5J_LOST, &sh->dev[i].flags))
+			return true;
+	return false;
+}
+
+/* Devices of the stripe with neither member nor replacement working. */
+static int members_missing(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	return sh->disks - bitmap_weight(s->writable, sh->disks);
+}
+
+/*
+ * A dirty stripe that cannot be destaged whole, its members there
+ * (journal.md section 15, "Lost blocks"): a dirty block whose journal copy
+ * did not come back (R5J_LOST), or more blocks unreadable than the parity
+ * covers (a read error, a recorded bad block on a degraded stripe).  Its
+ * parity cannot be computed.  As raid456 with a block it cannot rebuild:
+ * what is known (the dirty blocks in the cache) goes to the members, and
+ * every device whose block is unknown or stale -- the lost data blocks,
+ * the parity -- gets the stripe in its bad block log, so that no read
+ * returns a member's older block, directly or computed from the parity:
+ * those blocks read EIO.  The stripe is then clean, its pin released: the
+ * ring and stop never wait for it.  The log keeps the tail until the bad
+ * blocks are on disk (r5j_journal_set_tail()).  true: busy.
+ */
+static bool destage_lost(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	struct r5j_conf *conf = sh->conf;
+	int i, lost = 0;
+
+	if (sh->write_stage != R5J_W_IDLE)
+		return true;
+	put_orig(sh);
+	uncorrectable_read_errors(sh);
+	if (conf->log)
+		r5j_journal_wb_forget(conf->log, sh);
+	sh->write_stage = R5J_W_MEMBERS;
+	for (i = 0; i < sh->disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+		bool dirty = test_bit(R5J_DIRTY, &dev->flags);
+		const char *why;
+
+		if (r5j_is_parity(sh, i)) {
+			clear_bit(R5J_UPTODATE, &dev->flags);
+			record_lost_block(sh, i);
+			continue;
+		}
+		if (dirty && test_bit(R5J_UPTODATE, &dev->flags) &&
+		    !test_bit(R5J_LOST, &dev->flags) &&
+		    test_bit(i, s->writable)) {
+			submit_block(sh, i, REQ_OP_WRITE, 0);
+			continue;
+		}
+		if (!dirty && (test_bit(i, s->readable) ||
+			       test_bit(R5J_UPTODATE, &dev->flags)))
+			continue;	/* the members have it */
+		if (test_bit(R5J_LOST, &dev->flags))
+			why = "its journal copy could not be read back";
+		else if (dirty)
+			why = "its member is missing";
+		else
+			why = "unreadable, and too many blocks of its stripe lost to rebuild it";
+		if (__ratelimit(&lost_ratelimit))
+			pr_warn("md/raid:%s: write-back stripe %llu: array sectors %llu-%llu lost (%s): recorded as bad blocks, reads of them fail\n",
+				mdname(conf->mddev),
+				(unsigned long long)sh->sector,
+				(unsigned long long)dev->array_sector,
+				(unsigned long long)dev->array_sector +
+				R5J_STRIPE_SECTORS - 1, why);
+		clear_bit(R5J_LOST, &dev->flags);
+		clear_bit(R5J_UPTODATE, &dev->flags);
+		record_lost_block(sh, i);
+		lost++;
+	}
+	if (lost)
+		r5j_wbcache_count_lost(conf, lost);
+	/* finish_writes() releases the pin once the writes are done */
+	if (!atomic_read(&sh->io_pending))
+		set_bit(R5J_STRIPE_HANDLE, &sh->state);
+	return true;
+}
+
 /* Write the dirty blocks of @sh to the members; true: busy with it. */
 static bool destage(struct r5j_stripe *sh, struct r5j_state *s)
 {
@@ -1607,8 +1730,7 @@ static bool destage(struct r5j_stripe *sh, struct r5j_state *s)
 		case 1:
 			return true;	/* reads in flight */
 		default:
-			set_stuck(sh, f);
-			return stuck_work(sh);
+			return destage_lost(sh, s);
 		}
 		break;
 	}
@@ -1670,6 +1792,8 @@ static bool handle_writeback(struct r5j_stripe *sh, struct r5j_state *s)
 	}
 	if (test_bit(R5J_STRIPE_STUCK, &sh->state))
 		return stuck_work(sh);
+	if (has_lost_block(sh))
+		return destage_lost(sh, s);
 	if (!conf->log || r5j_journal_failed(conf->log))
 		return destage(sh, s);
 	if (writes && !test_bit(R5J_STRIPE_DESTAGE, &sh->state) &&
@@ -1898,9 +2022,19 @@ void r5j_handle_stripe(struct r5j_stripe *sh)
 		finish_sync_io(sh);
 
 	if (s.failed > conf->max_degraded) {
-		if (test_bit(R5J_STRIPE_DIRTY, &sh->state))
-			set_stuck(sh, s.failed_num[0]);
-		fail_stripe(sh);
+		/*
+		 * Dirty: kept for the next assembly only when members are
+		 * missing (they may come back); blocks unreadable with the
+		 * members there are lost, as raid456 loses them.
+		 */
+		if (test_bit(R5J_STRIPE_DIRTY, &sh->state)) {
+			if (members_missing(sh, &s) > conf->max_degraded)
+				set_stuck(sh, s.failed_num[0]);
+			else if (destage_lost(sh, &s))
+				return;
+		}
+		fail_stripe(sh, &s);
+		handle_reads(sh, &s);
 		return;
 	}
 	if (handle_writeback(sh, &s))

@@ -785,6 +785,26 @@ void r5j_journal_destaged(struct r5j_journal *log, struct r5j_stripe *sh)
 	sh->unit = unit;
 }
 
+/*
+ * Daemon: @sh goes to the members without its parity (blocks lost,
+ * r5j_handle.c destage_lost()): it no longer needs the room kept for its
+ * parity unit.  What logging its parity would have released.
+ */
+void r5j_journal_wb_forget(struct r5j_journal *log, struct r5j_stripe *sh)
+{
+	u32 *list;
+
+	spin_lock_irq(&log->lock);
+	list = &log->wb_lists[r5j_raid456_hash(sh->sector)];
+	if (log->wb_stripes)
+		log->wb_stripes--;
+	if (*list)
+		(*list)--;
+	if (sh->dirty_unit && sh->dirty_unit->wb_left)
+		sh->dirty_unit->wb_left--;
+	spin_unlock_irq(&log->lock);
+}
+
 /* Daemon: would write_data() take @pages blocks of @sh now? */
 bool r5j_journal_data_fits(struct r5j_journal *log, struct r5j_stripe *sh,
 			   int pages)
@@ -1226,8 +1246,21 @@ static bool write_tail_only(struct r5j_journal *log, u64 tail, int *err)
 int r5j_journal_set_tail(struct r5j_journal *log, u64 tail)
 {
 	struct mddev *mddev = log->mddev;
+	struct md_rdev *rdev;
 	int err;
 
+	/*
+	 * Bad blocks recorded for blocks the log held and could not give
+	 * back (destage_lost()) reach the members' superblocks before the
+	 * tail leaves those blocks: else a crash in between would let the
+	 * members' stale blocks read as good.
+	 */
+	rdev_for_each(rdev, mddev) {
+		if (md_is_rdwr(mddev) && rdev->badblocks.unacked_exist) {
+			md_update_sb(mddev, 1);
+			break;
+		}
+	}
 	if (md_is_rdwr(mddev) && write_tail_only(log, tail, &err))
 		return err;
 	/*

@@ -54,6 +54,7 @@ int r5j_journal_write_data(struct r5j_journal *log, struct r5j_stripe *sh);
 int r5j_journal_write_parity(struct r5j_journal *log, struct r5j_stripe *sh);
 void r5j_journal_data_stable(struct r5j_journal *log, struct r5j_stripe *sh);
 void r5j_journal_destaged(struct r5j_journal *log, struct r5j_stripe *sh);
+void r5j_journal_wb_forget(struct r5j_journal *log, struct r5j_stripe *sh);
 bool r5j_journal_data_fits(struct r5j_journal *log, struct r5j_stripe *sh,
 			   int pages);
 void r5j_journal_count_destage(struct r5j_journal *log, int full, int reads);

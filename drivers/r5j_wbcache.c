@@ -3,11 +3,14 @@
  * raid5j write-back, part 2: the journal as the cache (Documentation/
  * journal.md section 15, "Part 2", rules 10-13).
  *
- * An idle dirty stripe whose head is wanted is evicted: its pages are
- * dropped and an entry keeps where the journal holds each dirty block
- * (ring position, checksum) and the unit the stripe pins.  Getting the
- * stripe again attaches the entry to a new head, and the daemon reads the
- * blocks back from the journal before it does anything else with it.
+ * An idle dirty stripe whose head is wanted is evicted: an entry keeps
+ * its dirty pages (a RAM copy, which a shrinker drops under memory
+ * pressure), where the journal holds each dirty block (ring position,
+ * checksum) and the unit the stripe pins.  Getting the stripe again
+ * attaches the entry to a new head: the RAM copy if it is still there,
+ * else the daemon reads the blocks back from the journal before it does
+ * anything else with it.  A journal that dies loses only blocks whose
+ * RAM copy was dropped.
  * Entries are destaged, reloaded in free stripe heads, when the journal
  * passes writeback_log_high (oldest pinned first), when they age, and on
  * quiesce, mode switch and journal failure.
@@ -31,18 +34,18 @@ struct r5j_wb_block {
 	u64 pos;			/* ring sector of the logged copy */
 	u32 csum;			/* its checksum (its DATA payload's) */
 	u16 idx;			/* device index in the stripe */
-	bool lost;			/* did not check out: never read again */
+	struct page *page;		/* RAM copy; NULL: only in the journal */
 };
 
 struct r5j_wb_entry {
 	struct rb_node by_sector;	/* wbc->sectors: (sector, prev) */
 	struct rb_node by_pin;		/* wbc->pins: (pin seq, sector, prev) */
+	struct list_head in_ram;	/* wbc->in_ram while it has RAM copies */
 	sector_t sector;
 	struct r5j_log_unit *dirty_unit;	/* pinned (rule 6) */
 	unsigned int dirty_tick;
 	bool prev;
 	bool reading;			/* daemon: journal reads submitted */
-	bool lost;			/* STUCK: a block lost, never destaged */
 	bool hot;			/* R5J_STRIPE_HOT */
 	u16 nr;
 	atomic_t errors;		/* journal reads that failed */
@@ -53,10 +56,15 @@ struct r5j_wbcache {
 	struct rb_root sectors;		/* conf->lock */
 	struct rb_root pins;		/* conf->lock */
 	unsigned int evicted;		/* entries (conf->lock) */
+	struct list_head in_ram;	/* entries with RAM copies, oldest first */
+	u64 shrunk;			/* entries whose RAM copy went (conf->lock) */
+	atomic64_t ram_pages;		/* pages of RAM copies */
+	struct shrinker *shrinker;
 	u64 evictions;			/* conf->lock */
 	bool aging;			/* daemon: aged entries left to reload */
 	atomic64_t journal_reads;	/* blocks read back */
 	atomic64_t read_failures;	/* blocks that did not check out */
+	atomic64_t lost_blocks;		/* recorded bad: destage_lost() */
 	atomic64_t dirty_blocks;	/* R5J_DIRTY, in memory or evicted */
 	/* where issue 16's p99 comes from (notes-p99.md, section 4) */
 	atomic64_t destage_submits;	/* destages' member writes queued */
@@ -65,14 +73,71 @@ struct r5j_wbcache {
 	atomic64_t write_waits;		/* writes to a row in destage */
 };
 
+/* Drop @e's RAM copies (conf->lock held): the journal has the blocks. */
+static unsigned long drop_ram(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
+{
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i < e->nr; i++) {
+		if (!e->blk[i].page)
+			continue;
+		put_page(e->blk[i].page);
+		e->blk[i].page = NULL;
+		n++;
+	}
+	list_del_init(&e->in_ram);
+	atomic64_sub(n, &wbc->ram_pages);
+	return n;
+}
+
+static unsigned long shrink_count(struct shrinker *s,
+				  struct shrink_control *sc)
+{
+	struct r5j_conf *conf = r5j_shrinker_priv(s);
+	s64 n = atomic64_read(&conf->wbc->ram_pages);
+
+	return n > 0 ? n : SHRINK_EMPTY;
+}
+
+/*
+ * Memory pressure: the oldest entries' RAM copies go, their blocks stay in
+ * the journal (what a reload then reads).  Any context the shrinkers run
+ * in; conf->lock is never held across an allocation that reclaims.
+ */
+static unsigned long shrink_scan(struct shrinker *s,
+				 struct shrink_control *sc)
+{
+	struct r5j_conf *conf = r5j_shrinker_priv(s);
+	struct r5j_wbcache *wbc = conf->wbc;
+	unsigned long freed = 0;
+
+	spin_lock_irq(&conf->lock);
+	while (freed < sc->nr_to_scan && !list_empty(&wbc->in_ram)) {
+		freed += drop_ram(wbc, list_first_entry(&wbc->in_ram,
+							struct r5j_wb_entry,
+							in_ram));
+		wbc->shrunk++;
+	}
+	spin_unlock_irq(&conf->lock);
+	return freed ? freed : SHRINK_STOP;
+}
+
 int r5j_wbcache_init(struct r5j_conf *conf)
 {
+	char name[48];
+
 	conf->wbc = kzalloc(sizeof(*conf->wbc), GFP_KERNEL);
 	if (!conf->wbc)
 		return -ENOMEM;
 	conf->wbc->sectors = RB_ROOT;
 	conf->wbc->pins = RB_ROOT;
+	INIT_LIST_HEAD(&conf->wbc->in_ram);
 	conf->log_high = R5J_LOG_HIGH;
+	/* without it, entries keep no RAM copy (journal only) */
+	snprintf(name, sizeof(name), "raid5j-%s", mdname(conf->mddev));
+	conf->wbc->shrinker = r5j_shrinker_create(conf, name, shrink_count,
+						  shrink_scan);
 	return 0;
 }
 
@@ -83,9 +148,12 @@ void r5j_wbcache_free(struct r5j_conf *conf)
 
 	if (!conf->wbc)
 		return;
+	r5j_shrinker_destroy(conf->wbc->shrinker);
 	rbtree_postorder_for_each_entry_safe(e, n, &conf->wbc->sectors,
-					     by_sector)
+					     by_sector) {
+		drop_ram(conf->wbc, e);
 		kfree(e);
+	}
 	kfree(conf->wbc);
 	conf->wbc = NULL;
 }
@@ -101,6 +169,13 @@ void r5j_wbcache_count(struct r5j_conf *conf, int blocks)
 {
 	if (conf->wbc)
 		atomic64_add(blocks, &conf->wbc->dirty_blocks);
+}
+
+/* Dirty blocks lost and recorded as bad blocks (destage_lost()). */
+void r5j_wbcache_count_lost(struct r5j_conf *conf, int blocks)
+{
+	if (conf->wbc)
+		atomic64_add(blocks, &conf->wbc->lost_blocks);
 }
 
 /* Dirty blocks, in memory or evicted (what raid456 would rewrite). */
@@ -157,8 +232,6 @@ static void insert(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
 	rb_link_node(&e->by_sector, parent, link);
 	rb_insert_color(&e->by_sector, &wbc->sectors);
 	wbc->evicted++;
-	if (e->lost)
-		return;		/* nothing to destage: not in the pin order */
 
 	link = &wbc->pins.rb_node;
 	parent = NULL;
@@ -176,8 +249,7 @@ static void insert(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
 static void erase(struct r5j_wbcache *wbc, struct r5j_wb_entry *e)
 {
 	rb_erase(&e->by_sector, &wbc->sectors);
-	if (!e->lost)
-		rb_erase(&e->by_pin, &wbc->pins);
+	rb_erase(&e->by_pin, &wbc->pins);
 	wbc->evicted--;
 }
 
@@ -228,6 +300,7 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
 {
 	struct r5j_wbcache *wbc = conf->wbc;
 	struct r5j_wb_entry *e;
+	bool ram = true;
 	int i;
 
 	if (!wbc || !wbc->evicted)
@@ -236,24 +309,31 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
 	if (!e)
 		return;
 	erase(wbc, e);
-	sh->wb_entry = e;
 	sh->dirty_unit = e->dirty_unit;
 	sh->dirty_tick = e->dirty_tick;
 	for (i = 0; i < e->nr; i++) {
-		struct r5j_dev *dev = &sh->dev[e->blk[i].idx];
+		struct r5j_wb_block *b = &e->blk[i];
+		struct r5j_dev *dev = &sh->dev[b->idx];
 
-		dev->log_pos = e->blk[i].pos;
-		dev->log_csum = e->blk[i].csum;
+		dev->log_pos = b->pos;
+		dev->log_csum = b->csum;
 		set_bit(R5J_DIRTY, &dev->flags);
-		if (e->blk[i].lost)
-			set_bit(R5J_LOST, &dev->flags);
+		if (!b->page) {
+			ram = false;
+			continue;
+		}
+		/* the RAM copy becomes the page: up to date, no journal read */
+		swap(dev->page, b->page);
+		set_bit(R5J_UPTODATE, &dev->flags);
 	}
+	drop_ram(wbc, e);	/* the head's former pages */
+	if (ram)
+		kfree(e);
+	else
+		sh->wb_entry = e;
 	set_bit(R5J_STRIPE_DIRTY, &sh->state);
 	if (e->hot)
 		set_bit(R5J_STRIPE_HOT, &sh->state);
-	/* counted in stuck_stripes since its reload failed */
-	if (e->lost)
-		set_bit(R5J_STRIPE_STUCK, &sh->state);
 	/* the daemon reads the blocks back whoever got the stripe */
 	set_bit(R5J_STRIPE_HANDLE, &sh->state);
 }
@@ -266,10 +346,11 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 {
 	struct r5j_wbcache *wbc = conf->wbc;
 	struct r5j_wb_entry *e;
-	bool lost = false;
+	bool ram = false;
 	int i, n = 0;
 
 	if (test_bit(R5J_STRIPE_DESTAGE, &sh->state) ||
+	    test_bit(R5J_STRIPE_STUCK, &sh->state) ||
 	    test_bit(R5J_STRIPE_SYNC, &sh->state) ||
 	    !test_bit(R5J_STRIPE_DIRTY, &sh->state) ||
 	    sh->write_stage != R5J_W_IDLE || sh->wb_entry || sh->unit ||
@@ -285,18 +366,11 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 			return 0;
 		if (!test_bit(R5J_DIRTY, &dev->flags))
 			continue;
-		if (test_bit(R5J_LOST, &dev->flags))
-			lost = true;
-		else if (!test_bit(R5J_UPTODATE, &dev->flags))
+		if (!test_bit(R5J_UPTODATE, &dev->flags))
 			return 0;
 		n++;
 	}
-	/*
-	 * A stripe STUCK for members missing keeps its pages (part 1); one
-	 * STUCK for a block lost in the journal gives its head back, or
-	 * such stripes would take the whole cache, one read at a time.
-	 */
-	if (!n || test_bit(R5J_STRIPE_STUCK, &sh->state) != lost)
+	if (!n)
 		return 0;
 	e = kmalloc(struct_size(e, blk, n), GFP_NOWAIT | __GFP_NOWARN);
 	if (!e)
@@ -306,22 +380,34 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 	e->dirty_unit = sh->dirty_unit;
 	e->dirty_tick = sh->dirty_tick;
 	e->reading = false;
-	e->lost = lost;
 	e->hot = test_bit(R5J_STRIPE_HOT, &sh->state);
 	e->nr = n;
 	atomic_set(&e->errors, 0);
+	INIT_LIST_HEAD(&e->in_ram);
 	n = 0;
 	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
+		struct page *page = NULL;
 
 		if (!test_bit(R5J_DIRTY, &dev->flags))
 			continue;
 		e->blk[n].pos = dev->log_pos;
 		e->blk[n].csum = dev->log_csum;
 		e->blk[n].idx = i;
-		e->blk[n].lost = test_bit(R5J_LOST, &dev->flags);
+		/* the dirty page stays as the RAM copy, the head gets a new one */
+		if (wbc->shrinker)
+			page = alloc_page(GFP_NOWAIT | __GFP_NOWARN);
+		e->blk[n].page = NULL;
+		if (page) {
+			e->blk[n].page = dev->page;
+			dev->page = page;
+			atomic64_inc(&wbc->ram_pages);
+			ram = true;
+		}
 		n++;
 	}
+	if (ram)
+		list_add_tail(&e->in_ram, &wbc->in_ram);
 	list_del_init(&sh->lru);
 	hlist_del_init(&sh->hash);
 	insert(wbc, e);
@@ -380,8 +466,8 @@ static void submit_reload(struct r5j_stripe *sh, struct r5j_journal *log,
 /*
  * Daemon, first thing for a stripe with an entry (rule 12): read its
  * dirty blocks back from the journal, then check them.  true: reads in
- * flight.  A block that does not check out makes the stripe STUCK: never
- * destaged, reads of it fail, the journal keeps it for the next assembly.
+ * flight.  A block that does not check out is R5J_LOST: the stripe's
+ * next step is destage_lost() (r5j_handle.c), nothing reads the page.
  */
 bool r5j_wbcache_reload(struct r5j_stripe *sh)
 {
@@ -394,7 +480,8 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 		e->reading = true;
 		if (log) {
 			for (i = 0; i < e->nr; i++) {
-				if (e->blk[i].lost ||
+				if (test_bit(R5J_UPTODATE,
+					     &sh->dev[e->blk[i].idx].flags) ||
 				    e->blk[i].pos + R5J_BLOCK_SECTORS >
 				    log->fmt.ring_sectors)
 					continue;
@@ -409,8 +496,8 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 		const struct r5j_wb_block *b = &e->blk[i];
 		struct r5j_dev *dev = &sh->dev[b->idx];
 
-		if (b->lost)
-			continue;	/* R5J_LOST: reported when it failed */
+		if (test_bit(R5J_UPTODATE, &dev->flags))
+			continue;	/* its RAM copy (r5j_wbcache_attach()) */
 		if (log && b->pos + R5J_BLOCK_SECTORS <= log->fmt.ring_sectors &&
 		    r5j_page_csum(log->fmt.seed, page_address(dev->page)) ==
 		    b->csum) {
@@ -419,7 +506,7 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 		}
 		bad++;
 		set_bit(R5J_LOST, &dev->flags);
-		pr_err_ratelimited("md/raid:%s: write-back stripe %llu: block %d could not be read back from the journal (%s at ring sector %llu): kept in the journal for the next assembly, reads of it fail\n",
+		pr_err_ratelimited("md/raid:%s: write-back stripe %llu: block %d could not be read back from the journal (%s at ring sector %llu)\n",
 				   mdname(conf->mddev),
 				   (unsigned long long)sh->sector, b->idx,
 				   atomic_read(&e->errors) ? "read error" :
@@ -427,12 +514,8 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 	}
 	sh->wb_entry = NULL;
 	kfree(e);
-	if (bad) {
+	if (bad)
 		atomic64_add(bad, &conf->wbc->read_failures);
-		clear_bit(R5J_STRIPE_DESTAGE, &sh->state);
-		if (!test_and_set_bit(R5J_STRIPE_STUCK, &sh->state))
-			atomic_inc(&conf->stuck_stripes);
-	}
 	return false;
 }
 
@@ -650,15 +733,9 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
 		int r;
 
-		if (test_bit(R5J_STRIPE_STUCK, &sh->state)) {
-			/* lost blocks: the head back, never destaged */
-			if (over > 0 && evict_on && evict(conf, sh) > 0) {
-				freed = true;
-				over--;
-				idle--;
-			}
+		/* members missing: kept for the next assembly (part 1) */
+		if (test_bit(R5J_STRIPE_STUCK, &sh->state))
 			continue;
-		}
 		if (all || (over_log && sh->dirty_unit &&
 			    sh->dirty_unit->lsn < limit)) {
 			if (!paced || budget-- > 0) {
@@ -720,7 +797,7 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 	struct r5j_wbcache *wbc = conf->wbc;
 	struct r5j_journal *log = conf->log;
 	unsigned int evicted;
-	u64 evictions, use = 0;
+	u64 evictions, shrunk, use = 0;
 
 	if (!wbc)
 		return 0;
@@ -735,11 +812,14 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 	spin_lock_irq(&conf->lock);
 	evicted = wbc->evicted;
 	evictions = wbc->evictions;
+	shrunk = wbc->shrunk;
 	spin_unlock_irq(&conf->lock);
 	return sysfs_emit_at(page, at,
 			     "writeback_journal_cache %d\nevicted_stripes %u\n"
 			     "evictions %llu\njournal_reads %llu\n"
-			     "journal_read_failures %llu\ndirty_bytes %llu\n"
+			     "journal_read_failures %llu\nlost_blocks %llu\n"
+			     "ram_copy_bytes %llu\nshrunk_entries %llu\n"
+			     "dirty_bytes %llu\n"
 			     "log_high %d\nlog_use %llu\n"
 			     "destage_submits %lld\ndestage_submits_deep %lld\n"
 			     "deep_queue %d\nmember_queue_max %lld\n"
@@ -747,6 +827,8 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 			     READ_ONCE(wb_journal_cache), evicted, evictions,
 			     atomic64_read(&wbc->journal_reads),
 			     atomic64_read(&wbc->read_failures),
+			     atomic64_read(&wbc->lost_blocks),
+			     atomic64_read(&wbc->ram_pages) * PAGE_SIZE, shrunk,
 			     atomic64_read(&wbc->dirty_blocks) * R5J_BLOCK_SIZE,
 			     READ_ONCE(conf->log_high), use,
 			     atomic64_read(&wbc->destage_submits),

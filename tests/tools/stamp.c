@@ -21,6 +21,16 @@
  *	never acknowledged: all zero or a valid stamp of itself.  Anything
  *	else is a lost acknowledged write or garbage (the write hole).
  *	Prints a summary; exit 1 on any bad block.
+ *
+ *   stamp put DEV FIRST STEP COUNT GEN
+ *	Writes blocks FIRST, FIRST + STEP, ... (COUNT of them) of DEV with
+ *	O_DIRECT, one at a time, each a stamp of generation GEN.
+ *
+ *   stamp get DEV FIRST STEP COUNT GEN
+ *	Reads the same blocks back with O_DIRECT and sorts them: "ok" (the
+ *	stamp of GEN), "eio" (the read failed), "stale" (zero, or a stamp of
+ *	an older generation), "garbage".  Prints one line per block that is
+ *	not ok ("eio BLOCK" ...) and a summary line; exit 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -273,6 +283,62 @@ static int do_check(int argc, char **argv)
 	return (lost || garbage) ? 1 : 0;
 }
 
+/* put and get: blocks FIRST + i * STEP, i < COUNT, generation GEN */
+static int do_put_get(int argc, char **argv, int put)
+{
+	uint64_t first, step, count, gen, i, g;
+	uint64_t ok = 0, eio = 0, stale = 0, garbage = 0;
+	unsigned char *buf;
+	int fd;
+
+	if (argc < 7)
+		return 64;
+	first = strtoull(argv[3], NULL, 0);
+	step = strtoull(argv[4], NULL, 0);
+	count = strtoull(argv[5], NULL, 0);
+	gen = strtoull(argv[6], NULL, 0);
+	fd = open(argv[2], (put ? O_WRONLY : O_RDONLY) | O_DIRECT);
+	if (fd < 0 || posix_memalign((void **)&buf, BLK, BLK)) {
+		perror("stamp put/get");
+		return 2;
+	}
+	for (i = 0; i < count; i++) {
+		uint64_t b = first + i * step;
+		int r;
+
+		if (put) {
+			fill_block(buf, b, gen);
+			if (pwrite(fd, buf, BLK, b * BLK) != BLK) {
+				perror("stamp put: write");
+				return 2;
+			}
+			continue;
+		}
+		if (pread(fd, buf, BLK, b * BLK) != BLK) {
+			printf("eio %llu\n", (unsigned long long)b);
+			eio++;
+			continue;
+		}
+		g = 0;
+		r = read_stamp(buf, b, &g);
+		if (r > 0 && g == gen) {
+			ok++;
+		} else if (r < 0 || g > gen) {
+			printf("garbage %llu\n", (unsigned long long)b);
+			garbage++;
+		} else {
+			printf("stale %llu\n", (unsigned long long)b);
+			stale++;
+		}
+	}
+	if (!put)
+		printf("stamp get: ok %llu eio %llu stale %llu garbage %llu\n",
+		       (unsigned long long)ok, (unsigned long long)eio,
+		       (unsigned long long)stale, (unsigned long long)garbage);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int r = 64;
@@ -281,8 +347,13 @@ int main(int argc, char **argv)
 		r = do_write(argc, argv);
 	else if (argc > 1 && !strcmp(argv[1], "check"))
 		r = do_check(argc, argv);
+	else if (argc > 1 && !strcmp(argv[1], "put"))
+		r = do_put_get(argc, argv, 1);
+	else if (argc > 1 && !strcmp(argv[1], "get"))
+		r = do_put_get(argc, argv, 0);
 	if (r == 64)
 		fprintf(stderr, "usage: stamp write DEV BLOCKS STRIPE_BLOCKS THREADS SECONDS ACKFILE [GEN_BASE [small]]\n"
-			"       stamp check IMAGE BLOCKS ACKLOG\n");
+			"       stamp check IMAGE BLOCKS ACKLOG\n"
+			"       stamp put|get DEV FIRST STEP COUNT GEN\n");
 	return r;
 }
