@@ -28,7 +28,8 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 BUILD     := $(CURDIR)/build
 MDHDR     := $(BUILD)/md-headers/$(KVER)
-MD_FILES  := drivers/md/md.h drivers/md/md-cluster.h drivers/md/md-bitmap.h
+MD_FILES  := drivers/md/md.h drivers/md/md-cluster.h drivers/md/md-bitmap.h \
+	     drivers/md/raid5.h
 CP_DIR    := $(BUILD)/checkpatch/$(KVER)
 CP_FILES  := scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
 STYLE_SRC  = $(wildcard drivers/*.c drivers/shared/*.c include/raid5j/*.h)
@@ -55,6 +56,7 @@ md-headers: kver
 
 module: md-headers
 	$(KBUILD) modules
+	@$(CURDIR)/scripts/check-dmraid-crcs.sh $(KDIR) $(CURDIR)/Module.symvers
 
 # r5jtool (tools/Makefile): plain userspace C, no kernel needed.
 tools:
