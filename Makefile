@@ -139,8 +139,13 @@ dkms-remove:
 	dkms remove -m raid5j -v $(VERSION) --all
 	rm -rf /usr/src/raid5j-$(VERSION)
 
-# md loads raid5j where it would load raid456, at boot too (tools/boot/).
+# md loads raid5j where it would load raid456, at boot too (tools/boot/):
+# md arrays and LVM RAID sets.  On the running system (no DESTDIR, or /)
+# tools/boot/preflight.sh first refuses if an array uses what raid5j does
+# not support yet.
 install-boot:
+	@if [ -z "$(DESTDIR)" ] || [ "$(DESTDIR)" = / ]; then \
+		$(CURDIR)/tools/boot/preflight.sh; fi
 	install -D -m 644 tools/boot/raid5j.conf $(DESTDIR)/etc/modprobe.d/raid5j.conf
 	install -D -m 755 tools/boot/initramfs-hook $(DESTDIR)/etc/initramfs-tools/hooks/raid5j
 	@if [ -z "$(DESTDIR)" ] && command -v update-initramfs >/dev/null; then \
