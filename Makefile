@@ -127,6 +127,7 @@ bench: deps
 
 install: module
 	$(KBUILD) INSTALL_MOD_DIR=extra modules_install
+	install -D -m 644 tools/boot/raid5j-dmraid.conf $(DESTDIR)/etc/modprobe.d/raid5j-dmraid.conf
 	depmod -a $(KVER)
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools install; fi
 
@@ -137,6 +138,7 @@ dkms-install:
 
 dkms-remove:
 	dkms remove -m raid5j -v $(VERSION) --all
+	rm -f /etc/modprobe.d/raid5j-dmraid.conf
 	rm -rf /usr/src/raid5j-$(VERSION)
 
 # md loads raid5j where it would load raid456, at boot too (tools/boot/):
@@ -147,6 +149,7 @@ install-boot:
 	@if [ -z "$(DESTDIR)" ] || [ "$(DESTDIR)" = / ]; then \
 		$(CURDIR)/tools/boot/preflight.sh; fi
 	install -D -m 644 tools/boot/raid5j.conf $(DESTDIR)/etc/modprobe.d/raid5j.conf
+	install -D -m 644 tools/boot/raid5j-dmraid.conf $(DESTDIR)/etc/modprobe.d/raid5j-dmraid.conf
 	install -D -m 755 tools/boot/initramfs-hook $(DESTDIR)/etc/initramfs-tools/hooks/raid5j
 	@if [ -z "$(DESTDIR)" ] && command -v update-initramfs >/dev/null; then \
 		update-initramfs -u -k all; fi

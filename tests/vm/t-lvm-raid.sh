@@ -3,8 +3,9 @@
 #
 # t-lvm-raid: LVM RAID (dm-raid) with raid5j installed the documented way:
 # raid5j.ko in /lib/modules/KVER/extra, depmod, and the project's
-# modprobe.d rule (tools/boot/raid5j.conf) in /etc/modprobe.d, which
-# redirects every load of raid456, dm-raid's dependency, to raid5j.
+# modprobe.d rules in /etc/modprobe.d: tools/boot/raid5j.conf redirects
+# every load of raid456, dm-raid's dependency, to raid5j;
+# raid5j-dmraid.conf keeps dm-raid loadable beside raid456.
 #
 #	   d0     d1     d2     d3     d4        virtio, 64 MiB each, PVs of VG vg
 #	    \      \      |      /      /
@@ -27,7 +28,11 @@
 #    raid_mismatch_count 0;
 #  - a table reloaded with stripe_cache 1024 (dmsetup) shows it back in
 #    dmsetup table; the data still verifies;
-#  - vgchange -an deactivates all; no kernel BUG/WARNING/Oops/hung task.
+#  - vgchange -an deactivates all;
+#  - raid456 loaded by hand (modprobe --ignore-install raid456, the rule's
+#    escape hatch) with raid5j installed: modprobe dm-raid still loads
+#    dm-raid, linked against raid456, and vg/r5's data verifies on it;
+#  - no kernel BUG/WARNING/Oops/hung task.
 # PERSONALITY=raid456 (validation): no module, no rule; the same steps
 # run on raid456.
 #
@@ -35,19 +40,14 @@
 
 . "$(dirname "$0")/lib.sh"
 
-export VM_FILES="${VM_FILES:+$VM_FILES }$R5J_ROOT/tools/boot/raid5j.conf"
+export VM_FILES="${VM_FILES:+$VM_FILES }$R5J_ROOT/tools/boot/raid5j.conf $R5J_ROOT/tools/boot/raid5j-dmraid.conf"
 vm_disks 64M d0 d1 d2 d3 d4
 vm_boot --timeout 150 - d0 d1 d2 d3 d4 <<'EOF'
 . /test/guest-lib.sh
-kv=$(uname -r)
 other=raid5j
 if [ "$PERSONALITY" = raid5j ]; then
 	other=raid456
-	# what `make install` and `make install-boot` leave on a system
-	run mkdir -p /lib/modules/$kv/extra /etc/modprobe.d
-	run cp /test/raid5j.ko /lib/modules/$kv/extra/raid5j.ko
-	run cp /test/raid5j.conf /etc/modprobe.d/raid5j.conf
-	run depmod -a
+	install_boot_rule
 	log "dm-raid: $(/sbin/modprobe --show-depends dm-raid 2>&1 | tr '\n' ' ')"
 fi
 # kmod's modprobe, which runs modprobe.d's install rules
@@ -57,33 +57,13 @@ grep -qw "^$other" /proc/modules && fail "$other is loaded"
 pass "t-lvm-raid/modprobe"
 fast_sync
 
-export DM_DISABLE_UDEV=1
-mkdir -p /run/lvm /run/lock/lvm
+lvm_setup
 D=$(disks d0 d1 d2 d3 d4)
 run pvcreate -y $D
 run vgcreate vg $D
 run lvcreate -y -Wn --type raid5 -i 3 -I 64k -L 24M -n r5 vg
 run lvcreate -y -Wn --type raid6 -i 3 -I 64k -L 24M -n r6 vg
 run lvcreate -y -Wn --type raid1 -m 1 -L 8M -n r1 vg
-
-# lv_field LV FIELD: one lvs field, no padding
-lv_field() {
-	lvs --noheadings -o "$2" "vg/$1" 2>/dev/null | tr -d ' '
-}
-
-# lv_wait_idle LV: wait for its sync or check to end (sync_percent 100,
-# raid_sync_action idle)
-lv_wait_idle() {
-	local t=0 p a
-	while :; do
-		p=$(lv_field "$1" sync_percent)
-		a=$(lv_field "$1" raid_sync_action)
-		[ "$p" = 100.00 ] && [ "$a" = idle ] && return 0
-		[ $t -lt $((MD_SYNC_TIMEOUT * 2)) ] || fail "$1: not idle: sync_percent '$p', action '$a'"
-		sleep 0.5
-		t=$((t + 1))
-	done
-}
 
 for lv in r5 r6 r1; do
 	lv_wait_idle $lv
@@ -116,12 +96,7 @@ fio_verify r1 /dev/vg/r1 --rw=write --bs=64k --iodepth=4 --size=8m --verify_only
 pass "t-lvm-raid/reactivate"
 
 for lv in r5 r6; do
-	run lvchange -y --syncaction check vg/$lv
-	sleep 1
-	lv_wait_idle $lv
-	log "$(lvs -o name,raid_sync_action,raid_mismatch_count,sync_percent vg/$lv)"
-	expect_eq "$(lv_field $lv raid_mismatch_count)" 0 "vg/$lv mismatch count after check"
-	expect_eq "$(lv_field $lv raid_sync_action)" idle "vg/$lv sync action after check"
+	lv_check $lv
 done
 pass "t-lvm-raid/check"
 
@@ -141,6 +116,23 @@ pass "t-lvm-raid/stripe-cache"
 
 run vgchange -an vg
 dmsetup ls | grep -q '^vg-' && fail "LVs still active: $(dmsetup ls)"
+
+if [ "$PERSONALITY" = raid5j ]; then
+	# raid456 loaded beside the installed raid5j (the rule's escape
+	# hatch, or its fallback): dm-raid still loads, on raid456, though
+	# depmod says it needs raid5j (raid5j-dmraid.conf)
+	run rmmod dm_raid raid5j
+	run /sbin/modprobe --ignore-install raid456
+	run /sbin/modprobe dm-raid
+	[ -e /sys/module/raid456/holders/dm_raid ] ||
+		fail "dm_raid beside raid456 does not hold raid456"
+	grep -qw '^raid5j' /proc/modules && fail "raid5j loaded beside raid456"
+	run vgchange -ay vg
+	lv_wait_idle r5
+	fio_verify r5 /dev/vg/r5 $F --verify_only
+	run vgchange -an vg
+	pass "t-lvm-raid/beside-raid456"
+fi
 check dmesg
 pass
 EOF
