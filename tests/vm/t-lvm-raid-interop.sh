@@ -15,9 +15,8 @@
 #   A  raid456 (no rule): create, sync, fio writes the first half of each
 #   B  the rule installed, modprobe dm-raid (raid5j): activate, A's data
 #      verifies, fio writes the second half, check: mismatch 0
-#   C  the redirect removed (raid5j.ko and raid5j-dmraid.conf stay, as
-#      after make uninstall-boot), modprobe dm-raid (raid456): activate,
-#      all data verifies, check: mismatch 0
+#   C  raid5j uninstalled (module and rules), modprobe dm-raid (raid456):
+#      activate, all data verifies, check: mismatch 0
 #
 # Asserts: each phase runs on the module it names (the other one not
 # loaded), the data written in every earlier phase verifies, checks find
@@ -85,9 +84,11 @@ unload
 pass "t-lvm-raid-interop/activated-on-$PERSONALITY"
 
 log "==== C: raid456"
-# make uninstall-boot: the redirect goes, raid5j.ko and
-# raid5j-dmraid.conf stay (make install's)
-rm -f /etc/modprobe.d/raid5j.conf
+# raid5j uninstalled (with raid5j.ko installed, depmod makes dm-raid
+# depend on it, redirect or not: design.md, "dm-raid (LVM RAID)")
+rm -f /etc/modprobe.d/raid5j.conf /etc/modprobe.d/raid5j-dmraid.conf
+rm -f "/lib/modules/$(uname -r)/extra/raid5j.ko"
+run depmod -a
 phase raid456
 run vgchange -ay vg
 for lv in r5 r6; do
