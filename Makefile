@@ -28,7 +28,8 @@ KDIR ?= /lib/modules/$(KVER)/build
 
 BUILD     := $(CURDIR)/build
 MDHDR     := $(BUILD)/md-headers/$(KVER)
-MD_FILES  := drivers/md/md.h drivers/md/md-cluster.h drivers/md/md-bitmap.h
+MD_FILES  := drivers/md/md.h drivers/md/md-cluster.h drivers/md/md-bitmap.h \
+	     drivers/md/raid5.h
 CP_DIR    := $(BUILD)/checkpatch/$(KVER)
 CP_FILES  := scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
 STYLE_SRC  = $(wildcard drivers/*.c drivers/shared/*.c include/raid5j/*.h)
@@ -55,6 +56,7 @@ md-headers: kver
 
 module: md-headers
 	$(KBUILD) modules
+	@$(CURDIR)/scripts/check-dmraid-crcs.sh $(KDIR) $(CURDIR)/Module.symvers
 
 # r5jtool (tools/Makefile): plain userspace C, no kernel needed.
 tools:
@@ -125,6 +127,7 @@ bench: deps
 
 install: module
 	$(KBUILD) INSTALL_MOD_DIR=extra modules_install
+	install -D -m 644 tools/boot/raid5j-dmraid.conf $(DESTDIR)/etc/modprobe.d/raid5j-dmraid.conf
 	depmod -a $(KVER)
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools install; fi
 
@@ -135,13 +138,20 @@ dkms-install:
 
 dkms-remove:
 	dkms remove -m raid5j -v $(VERSION) --all
+	rm -f /etc/modprobe.d/raid5j-dmraid.conf
 	rm -rf /usr/src/raid5j-$(VERSION)
 
-# md loads raid5j where it would load raid456, at boot too (tools/boot/);
-# r5jtool too: the rule runs it before it falls back to raid456.
+# md loads raid5j where it would load raid456, at boot too (tools/boot/):
+# md arrays and LVM RAID sets.  On the running system (no DESTDIR, or /)
+# tools/boot/preflight.sh first refuses if an array uses what raid5j does
+# not support yet.  r5jtool too: the rule runs it before it falls back to
+# raid456.
 install-boot: tools
+	@if [ -z "$(DESTDIR)" ] || [ "$(DESTDIR)" = / ]; then \
+		$(CURDIR)/tools/boot/preflight.sh; fi
 	$(MAKE) -C tools install DESTDIR=$(DESTDIR)
 	install -D -m 644 tools/boot/raid5j.conf $(DESTDIR)/etc/modprobe.d/raid5j.conf
+	install -D -m 644 tools/boot/raid5j-dmraid.conf $(DESTDIR)/etc/modprobe.d/raid5j-dmraid.conf
 	install -D -m 755 tools/boot/initramfs-hook $(DESTDIR)/etc/initramfs-tools/hooks/raid5j
 	@if [ -z "$(DESTDIR)" ] && command -v update-initramfs >/dev/null; then \
 		update-initramfs -u -k all; fi

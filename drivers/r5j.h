@@ -46,6 +46,7 @@
 #define R5J_DEFAULT_STRIPES	256	/* stripe_cache_size at start, as raid456 */
 #define R5J_MIN_STRIPES		17	/* as raid456 */
 #define R5J_MAX_STRIPES		32768
+#define R5J_R5CONF_HASH_LOCKS	8	/* raid456's NR_STRIPE_HASH_LOCKS */
 #define R5J_HASH_SHIFT		10
 #define R5J_MAX_REQ_STRIPES	256	/* largest bio, in stripes (1 MiB) */
 #define R5J_PENDING_MAX		1024	/* member bios held by one daemon pass */
@@ -208,7 +209,22 @@ struct r5j_stats {
 };
 
 struct r5j_conf {
-	struct mddev *mddev;
+	/*
+	 * dm-raid reads raid456's struct r5conf through mddev->private:
+	 * its max_nr_stripes (stripes allocated) and min_nr_stripes
+	 * (stripe_cache_size).  This prefix mirrors r5conf's up to them,
+	 * so nr_stripes and max_nr_stripes are where dm-raid reads those
+	 * (r5j_dmraid.c checks it against the kernel's raid5.h).  The
+	 * r5conf_ fields are never used.
+	 */
+	struct {
+		void *r5conf_stripe_hashtbl;
+		spinlock_t r5conf_hash_locks[R5J_R5CONF_HASH_LOCKS];	/* unused */
+		struct mddev *mddev;
+		int r5conf_geometry[6];
+		int nr_stripes;		/* allocated (conf->lock) */
+		int max_nr_stripes;	/* stripe_cache_size */
+	};
 	/*
 	 * The daemon, from setup_conf() until run() hands it to
 	 * mddev->thread: a takeover builds the conf while the old
@@ -268,8 +284,6 @@ struct r5j_conf {
 	struct list_head bitmap_list;	/* waiting for md_bitmap_unplug() */
 	struct bio_list retry_reads;	/* failed aligned reads (lock) */
 	struct r5j_blist held;		/* write shares held for sb update */
-	int nr_stripes;			/* allocated */
-	int max_nr_stripes;		/* stripe_cache_size */
 	int active_stripes;		/* count > 0 */
 	int nr_free;			/* on inactive */
 	bool stripes_blocked;		/* write-back: see r5j_get_stripe() */

@@ -23,10 +23,25 @@ static ssize_t stripe_cache_size_show(struct mddev *mddev, char *page)
 	return ret;
 }
 
+/*
+ * Set stripe_cache_size, reconfig_mutex held: the attribute and dm-raid's
+ * stripe_cache table argument.
+ */
+int r5j_stripe_cache_set(struct mddev *mddev, unsigned long size)
+{
+	struct r5j_conf *conf = mddev->private;
+
+	if (!conf)
+		return -ENODEV;
+	if (size < R5J_MIN_STRIPES || size > R5J_MAX_STRIPES)
+		return -EINVAL;
+	md_allow_write(mddev);
+	return r5j_cache_resize(conf, size);
+}
+
 static ssize_t stripe_cache_size_store(struct mddev *mddev, const char *page,
 				       size_t len)
 {
-	struct r5j_conf *conf;
 	unsigned long size;
 	int err;
 
@@ -37,13 +52,7 @@ static ssize_t stripe_cache_size_store(struct mddev *mddev, const char *page,
 	err = mddev_lock(mddev);
 	if (err)
 		return err;
-	conf = mddev->private;
-	if (!conf) {
-		err = -ENODEV;
-	} else {
-		md_allow_write(mddev);
-		err = r5j_cache_resize(conf, size);
-	}
+	err = r5j_stripe_cache_set(mddev, size);
 	mddev_unlock(mddev);
 	return err ?: len;
 }
@@ -230,10 +239,49 @@ bool r5j_writeback_allowed(void)
 	return READ_ONCE(writeback_param);
 }
 
+/*
+ * Switch the journal mode (wb: write-back), reconfig_mutex held: the
+ * journal_mode attribute and dm-raid's journal_mode table argument.
+ */
+int r5j_journal_mode_set(struct mddev *mddev, bool wb)
+{
+	struct r5j_conf *conf = mddev->private;
+
+	if (!conf || !conf->log)
+		return -ENODEV;
+	if (wb && !r5j_writeback_allowed()) {
+		pr_warn("md/raid:%s: write-back journal mode is off: the module parameter writeback is 0\n",
+			mdname(mddev));
+		return -EOPNOTSUPP;
+	}
+	if (wb && conf->reshaping) {
+		/* J5 (reshape.md section 4): cached data would need re-laying */
+		pr_warn("md/raid:%s: write-back journal mode refused: a reshape is in progress (write-through until it ends)\n",
+			mdname(mddev));
+		return -EBUSY;
+	}
+	if (wb && (r5j_journal_failed(conf->log) || !md_is_rdwr(mddev))) {
+		pr_warn("md/raid:%s: write-back needs a read-write array and a working journal\n",
+			mdname(mddev));
+		return -EINVAL;
+	}
+	if (wb != READ_ONCE(conf->writeback)) {
+		WRITE_ONCE(conf->writeback, wb);
+		/*
+		 * The quiesce destages every dirty stripe and waits for it
+		 * (to write-through), and leaves an empty unit recording the
+		 * mode: the next assembly starts in it (journal.md, 15).
+		 */
+		r5j_quiesce_cycle(mddev);
+		pr_info("md/raid:%s: journal mode %s\n", mdname(mddev),
+			wb ? "write-back" : "write-through");
+	}
+	return 0;
+}
+
 static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
 				  size_t len)
 {
-	struct r5j_conf *conf;
 	bool wb;
 	int err;
 
@@ -246,34 +294,7 @@ static ssize_t journal_mode_store(struct mddev *mddev, const char *page,
 	err = mddev_lock(mddev);
 	if (err)
 		return err;
-	conf = mddev->private;
-	if (!conf || !conf->log) {
-		err = -ENODEV;
-	} else if (wb && !r5j_writeback_allowed()) {
-		pr_warn("md/raid:%s: write-back journal mode is off: the module parameter writeback is 0\n",
-			mdname(mddev));
-		err = -EOPNOTSUPP;
-	} else if (wb && conf->reshaping) {
-		/* J5 (reshape.md section 4): cached data would need re-laying */
-		pr_warn("md/raid:%s: write-back journal mode refused: a reshape is in progress (write-through until it ends)\n",
-			mdname(mddev));
-		err = -EBUSY;
-	} else if (wb && (r5j_journal_failed(conf->log) ||
-			  !md_is_rdwr(mddev))) {
-		pr_warn("md/raid:%s: write-back needs a read-write array and a working journal\n",
-			mdname(mddev));
-		err = -EINVAL;
-	} else if (wb != READ_ONCE(conf->writeback)) {
-		WRITE_ONCE(conf->writeback, wb);
-		/*
-		 * The quiesce destages every dirty stripe and waits for it
-		 * (to write-through), and leaves an empty unit recording the
-		 * mode: the next assembly starts in it (journal.md, 15).
-		 */
-		r5j_quiesce_cycle(mddev);
-		pr_info("md/raid:%s: journal mode %s\n", mdname(mddev),
-			wb ? "write-back" : "write-through");
-	}
+	err = r5j_journal_mode_set(mddev, wb);
 	mddev_unlock(mddev);
 	return err ?: len;
 }

@@ -23,6 +23,8 @@ PKGS=(
 	nbdkit
 	# userspace under test, copied into the VM
 	mdadm fio e2fsprogs dmsetup bash coreutils util-linux
+	# LVM RAID (dm-raid) scenarios: Debian's lvm2 in the VM
+	lvm2
 	# installing the way users do (t-dkms-boot): DKMS, a real initramfs
 	dkms initramfs-tools
 )

@@ -534,6 +534,57 @@ kmemleak_where() {
 		head -n 3 | tr '\n' ' '
 }
 
+# ---- LVM RAID (dm-raid) -------------------------------------------------
+
+# install_boot_rule: what `make install` and `make install-boot` leave on
+# a system: raid5j.ko in extra/, depmod, tools/boot/raid5j.conf and
+# raid5j-dmraid.conf (the test ships them in /test/) in /etc/modprobe.d.
+# Only kmod's /sbin/modprobe runs their rules (not busybox's applet).
+install_boot_rule() {
+	local kv
+	kv=$(uname -r)
+	run mkdir -p "/lib/modules/$kv/extra" /etc/modprobe.d
+	run cp "$R5J_KO" "/lib/modules/$kv/extra/raid5j.ko"
+	run cp /test/raid5j.conf /test/raid5j-dmraid.conf /etc/modprobe.d/
+	run depmod -a
+}
+
+# lvm_setup: lvm2 without udev (the initramfs has /etc/lvm/lvm.conf)
+lvm_setup() {
+	export DM_DISABLE_UDEV=1
+	mkdir -p /run/lvm /run/lock/lvm
+}
+
+# lv_field LV FIELD: one lvs field of vg/LV, no padding
+lv_field() {
+	lvs --noheadings -o "$2" "vg/$1" 2>/dev/null | tr -d ' '
+}
+
+# lv_wait_idle LV: wait until vg/LV's sync or check has ended
+# (sync_percent 100, raid_sync_action idle), at most 2 * MD_SYNC_TIMEOUT
+# half seconds.
+lv_wait_idle() {
+	local t=0 p a
+	while :; do
+		p=$(lv_field "$1" sync_percent)
+		a=$(lv_field "$1" raid_sync_action)
+		[ "$p" = 100.00 ] && [ "$a" = idle ] && return 0
+		[ $t -lt $((MD_SYNC_TIMEOUT * 2)) ] ||
+			fail "vg/$1: not idle: sync_percent '$p', action '$a'"
+		sleep 0.5
+		t=$((t + 1))
+	done
+}
+
+# lv_check LV: lvchange --syncaction check, wait, mismatch count 0
+lv_check() {
+	run lvchange -y --syncaction check "vg/$1"
+	sleep 1
+	lv_wait_idle "$1"
+	log "$(lvs -o name,raid_sync_action,raid_mismatch_count,sync_percent "vg/$1")"
+	expect_eq "$(lv_field "$1" raid_mismatch_count)" 0 "vg/$1 mismatch count after check"
+}
+
 # ---- superblock updates (t-journal-sb-*) -------------------------------
 
 # slow_members MS NAME...: put each disk behind dm-delay (writes and

@@ -32,7 +32,10 @@ moddir=$modroot/lib/modules/$kver
 
 # Programs copied from the host, by name ($PATH lookup).
 PROGS=(bash mdadm fio dmsetup mke2fs mkfs.ext4 e2fsck tune2fs dumpe2fs
-       kmod blkid wipefs)
+       kmod blkid wipefs lvm)
+# lvm's commands (lvcreate, pvcreate, ...) are names of the one binary.
+LVM_LINKS=(pvcreate pvremove pvs vgcreate vgremove vgchange vgs vgreduce
+	   vgextend lvcreate lvremove lvchange lvconvert lvs lvextend)
 # Names kmod answers to.
 KMOD_LINKS=(modprobe insmod rmmod lsmod modinfo depmod)
 # Kernel modules; dependencies come along.  crc32c_generic is named since
@@ -42,6 +45,7 @@ MODULES=(virtio_pci virtio_blk virtio_console
 	 async_tx async_memcpy async_xor async_pq async_raid6_recov
 	 crc32c_generic crc32c-intel libcrc32c
 	 dm-mod dm-flakey dm-log-writes dm-delay dm-snapshot loop null_blk
+	 dm-raid dm-mirror dm-zero
 	 ext4)
 # Taken when the kernel has them: md's faulty personality (t-media-errors)
 # left the kernel in 6.8, so Debian's 6.12 has none.
@@ -129,6 +133,28 @@ done
 for l in "${KMOD_LINKS[@]}"; do
 	ln -sf ../bin/kmod "$root/usr/sbin/$l"
 done
+for l in "${LVM_LINKS[@]}"; do
+	ln -sf lvm "$root/usr/sbin/$l"
+done
+# lvm2 without udev or dmeventd (the VM has neither); lvm wants its
+# run and lock directories.
+mkdir -p "$root/etc/lvm" "$root/run/lvm" "$root/run/lock/lvm"
+cat > "$root/etc/lvm/lvm.conf" <<'LVMCONF'
+devices {
+	obtain_device_list_from_udev = 0
+	external_device_info_source = "none"
+	scan = [ "/dev" ]
+}
+global {
+	use_lvmlockd = 0
+	event_activation = 0
+}
+activation {
+	udev_sync = 0
+	udev_rules = 0
+	monitoring = 0
+}
+LVMCONF
 # Every busybox applet that is not already a real program.
 for a in $("$busybox" --list-full); do
 	dst=$root$(usrpath "/$a")
