@@ -558,4 +558,12 @@ static inline int r5j_is_parity(struct r5j_stripe *sh, int i)
 	return i == sh->map.pd_idx || i == sh->map.qd_idx;
 }
 
+/* Read-only from now on; a dm-raid set has no gendisk to mark. */
+static inline void r5j_set_readonly(struct mddev *mddev)
+{
+	mddev->ro = 1;
+	if (mddev->gendisk)
+		set_disk_ro(mddev->gendisk, 1);
+}
+
 #endif /* RAID5J_R5J_H */

@@ -810,8 +810,7 @@ static int r5j_run(struct mddev *mddev)
 		if (!conf->log) {
 			pr_err("md/raid:%s: journal not handed over at the takeover (failed): array read-only\n",
 			       mdname(mddev));
-			mddev->ro = 1;
-			set_disk_ro(mddev->gendisk, 1);
+			r5j_set_readonly(mddev);
 		}
 		if (r5j_resync_offset(mddev) == MaxSector)
 			set_bit(MD_JOURNAL_CLEAN, &mddev->flags);
@@ -824,8 +823,7 @@ static int r5j_run(struct mddev *mddev)
 	} else if (test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
 		pr_warn("md/raid:%s: journal disk is missing, force array readonly\n",
 			mdname(mddev));
-		mddev->ro = 1;
-		set_disk_ro(mddev->gendisk, 1);
+		r5j_set_readonly(mddev);
 	}
 
 	err = set_queue_limits(mddev, conf);
@@ -1181,7 +1179,8 @@ static int r5j_resize(struct mddev *mddev, sector_t sectors)
 	if (journal) {
 		md_update_sb(mddev, 1);
 		/* bios that waited out the suspend see the new end */
-		set_capacity(mddev->gendisk, mddev->array_sectors);
+		if (mddev->gendisk)	/* dm-raid: dm sizes its device */
+			set_capacity(mddev->gendisk, mddev->array_sectors);
 	}
 out:
 	if (suspended)

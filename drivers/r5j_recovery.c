@@ -1340,8 +1340,7 @@ int r5j_journal_start(struct r5j_conf *conf)
 		 */
 		conf->log->failed = true;
 		WRITE_ONCE(conf->writeback, false);	/* set_mode()'s */
-		mddev->ro = 1;
-		set_disk_ro(mddev->gendisk, 1);
+		r5j_set_readonly(mddev);
 		pr_crit("md/raid:%s: journal recovery failed (%d): array is read-only, the journal is left as it was\n",
 			mdname(mddev), err);
 	}
