@@ -121,6 +121,7 @@ EOF
 [ "$VM_KILLED" = 1 ] || vm_fail "boot 2 was not cut"
 [ "$(vm_val fsync_rc)" = 0 ] || vm_fail "fsync after the journal failure failed"
 unflushed=$(vm_val unflushed_members)
+dirty=$(vm_val dirty_before_fsync)
 vm_log "member flush counts around the fsync: $(vm_val member_flushes)"
 vm_log "dirty stripes: $(vm_val dirty_at_failure) at the failure, $(vm_val dirty_before_fsync) before the fsync, $(vm_val dirty_after_fsync) after it"
 if [ "$PERSONALITY" = raid5j ]; then
@@ -167,5 +168,5 @@ vm_log "$PERSONALITY: $lost of $acked acknowledged blocks lost after the power c
 if [ "$PERSONALITY" = raid5j ] && [ "$lost" != 0 ]; then
 	vm_fail "$lost blocks acknowledged before the fsync were lost"
 fi
-echo "PASS $VM_TEST: $PERSONALITY: fsync with $(vm_val dirty_before_fsync) dirty stripes; $lost of $acked acknowledged blocks lost"
+echo "PASS $VM_TEST: $PERSONALITY: fsync with ${dirty:-?} dirty stripes; $lost of $acked acknowledged blocks lost"
 exit 0
