@@ -130,6 +130,7 @@ static void release_stable_units(struct r5j_journal *log)
 {
 	struct r5j_log_unit *unit;
 	struct r5j_stripe *sh, *tmp;
+	int i;
 
 	list_for_each_entry(unit, &log->units, list) {
 		if (unit->state == R5J_UNIT_RELEASED ||
@@ -137,6 +138,12 @@ static void release_stable_units(struct r5j_journal *log)
 			continue;
 		if (unit->state != R5J_UNIT_STABLE)
 			break;
+		/* its destages' parity is durable: raid456 replays them */
+		for (i = 0; i < R5J_RAID456_HASH_LISTS; i++) {
+			log->wb_lists[i] -= min_t(u32, log->wb_lists[i],
+						  unit->wb_parity[i]);
+			unit->wb_parity[i] = 0;
+		}
 		list_for_each_entry_safe(sh, tmp, &unit->stripes, log_list) {
 			list_del_init(&sh->log_list);
 			sh->write_stage = (unit->status || log->failed) ?
@@ -424,15 +431,13 @@ static void raid456_need(struct r5j_journal *log, u64 n, u64 d,
 
 /*
  * Data-only stripes one raid456 hash list may get.  Destages whose
- * parity is logged but maybe not durable yet are data-only to raid456
- * too: each holds a stripe head (or one of X's), so they are counted
- * against every list.
+ * parity is logged but not durable yet are data-only to raid456 too:
+ * they stay in wb_lists until their unit is stable, so the cap does not
+ * depend on how many may be in flight (stripe_cache_size).
  */
 static u32 raid456_list_cap(struct r5j_journal *log)
 {
-	return r5j_raid456_list_cap(log->raid456_stripes,
-				    READ_ONCE(log->conf->max_nr_stripes) +
-				    R5J_WB_X_HEADS);
+	return r5j_raid456_list_cap(log->raid456_stripes);
 }
 
 /* The fullest list's data-only stripes (lock held). */
@@ -640,12 +645,10 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 		log->wb_lists[r5j_raid456_hash(sh->sector)]++;
 	}
 	if (what == R5J_LOG_PARITY || what == R5J_LOG_X) {
-		u32 *list = &log->wb_lists[r5j_raid456_hash(sh->sector)];
-
 		if (log->wb_stripes)
 			log->wb_stripes--;
-		if (*list)
-			(*list)--;
+		/* data-only to raid456 until this unit is stable */
+		unit->wb_parity[r5j_raid456_hash(sh->sector)]++;
 		if (sh->dirty_unit && sh->dirty_unit->wb_left)
 			sh->dirty_unit->wb_left--;
 	}

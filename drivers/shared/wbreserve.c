@@ -83,13 +83,14 @@ u32 r5j_raid456_hash(u64 sector)
 
 /*
  * Data-only stripes the log may hold in one raid456 hash list: the
- * list's share of raid456's @limit, less @in_flight stripes whose parity
- * is logged but may not be durable (raid456 would find those data-only
- * too, all in one list at worst).
+ * list's share of raid456's @limit, less the one head its recovery takes
+ * for a stripe with data and parity (replayed and freed before it takes
+ * another).  The caller counts a destage as data-only until its parity
+ * is durable: raid456 finds it so until then.
  */
-u32 r5j_raid456_list_cap(u32 limit, u32 in_flight)
+u32 r5j_raid456_list_cap(u32 limit)
 {
 	u32 share = limit / R5J_RAID456_HASH_LISTS;
 
-	return share > in_flight ? share - in_flight : 0;
+	return share > 1 ? share - 1 : 0;
 }

@@ -39,6 +39,6 @@ u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes);
 u64 r5j_raid456_rewrite(u64 stripes, u64 blocks);
 u64 r5j_raid456_flush(int p, u64 stripes, u64 blocks);
 u32 r5j_raid456_hash(u64 sector);
-u32 r5j_raid456_list_cap(u32 limit, u32 in_flight);
+u32 r5j_raid456_list_cap(u32 limit);
 
 #endif /* RAID5J_WBRESERVE_H */
