@@ -1161,10 +1161,15 @@ void r5j_journal_error(struct r5j_journal *log)
 	wake_reclaim(log);	/* flushes the members: we may be atomic */
 }
 
-/* Flush every member's volatile cache: their writes become durable. */
-void r5j_flush_members(struct r5j_conf *conf)
+/*
+ * Flush every member's volatile cache: their writes become durable.  A
+ * member whose flush fails may have lost writes that completed: it is
+ * failed (md_error(), as md fails a member whose superblock write, which
+ * carries a flush, fails) and -EIO tells the caller to keep the log.
+ */
+int r5j_flush_members(struct r5j_conf *conf)
 {
-	int i;
+	int i, err = 0;
 
 	for (i = 0; i < conf->raid_disks * 2; i++) {
 		struct md_rdev *rdev;
@@ -1177,9 +1182,15 @@ void r5j_flush_members(struct r5j_conf *conf)
 		}
 		atomic_inc(&rdev->nr_pending);
 		rcu_read_unlock();
-		blkdev_issue_flush(rdev->bdev);
+		if (blkdev_issue_flush(rdev->bdev)) {
+			pr_err("md/raid:%s: flush of %pg failed: its completed writes may be lost\n",
+			       mdname(conf->mddev), rdev->bdev);
+			md_error(conf->mddev, rdev);
+			err = -EIO;
+		}
 		rdev_dec_pending(rdev, conf->mddev);
 	}
+	return err;
 }
 
 /*
@@ -1202,9 +1213,14 @@ static bool write_tail_only(struct r5j_journal *log, u64 tail, int *err)
 	    rdev->sb_size > R5J_SB1_MAX_BYTES)
 		return false;
 	sb = page_address(rdev->sb_page);
-	/* only a superblock md core wrote for the current event count */
+	/*
+	 * Only a superblock md core wrote for the current event count, and
+	 * no device change pending: a member failed for a lost flush must be
+	 * recorded before the log that covers it is let go.
+	 */
 	if (rdev->sb_events != mddev->events ||
-	    le64_to_cpu(sb->events) != mddev->events)
+	    le64_to_cpu(sb->events) != mddev->events ||
+	    test_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags))
 		return false;
 	rdev->journal_tail = tail;
 	sb->journal_tail = cpu_to_le64(tail);
@@ -1297,8 +1313,9 @@ static bool do_reclaim(struct r5j_journal *log, bool locked)
 	if (!freed)
 		goto out;
 
-	r5j_flush_members(log->conf);
-	if (r5j_journal_set_tail(log, new_tail))
+	/* a failed member flush: the tail stays until that member is failed */
+	if (r5j_flush_members(log->conf) ||
+	    r5j_journal_set_tail(log, new_tail))
 		goto out;
 
 	spin_lock_irq(&log->lock);
@@ -1441,7 +1458,8 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 	seq = log->seq;
 	spin_unlock_irq(&log->lock);
 
-	r5j_flush_members(log->conf);
+	if (r5j_flush_members(log->conf))
+		return;		/* the log stays: a member lost its cache */
 	if (r5j_journal_write_empty(log, pos, seq)) {
 		md_error(log->mddev, log->rdev);
 		return;

@@ -142,6 +142,6 @@ int r5j_journal_recover(struct r5j_journal *log);
 unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf, u64 ring_sectors);
 int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq);
 int r5j_journal_set_tail(struct r5j_journal *log, u64 tail);
-void r5j_flush_members(struct r5j_conf *conf);
+int r5j_flush_members(struct r5j_conf *conf);
 
 #endif /* RAID5J_JOURNAL_INT_H */
