@@ -31,6 +31,8 @@
  */
 #define R5J_RAID456_MAX_STRIPES	32768
 #define R5J_RAID456_HASH_LISTS	8
+/* heads of a list kept from data-only stripes (r5j_raid456_list_cap()) */
+#define R5J_RAID456_LIST_MARGIN	288
 
 u32 r5j_wb_pin_cap(u64 ring_sectors);
 u32 r5j_wb_x_cap(u32 pin_cap, u32 parity_batch);
