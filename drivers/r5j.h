@@ -66,6 +66,7 @@ enum r5j_dev_flag {
 	R5J_MADE_GOOD,	/* written over a recorded bad range: clear it */
 	R5J_MADE_GOOD_REPL,	/* the same, on the replacement */
 	R5J_LOST,	/* write-back: not read back from the journal */
+	R5J_DIRTY_NEW,	/* write-back: made dirty by the logging in progress */
 };
 
 /* sh->state */
@@ -128,6 +129,9 @@ struct r5j_dev {
 	u32 log_csum;		/* R5J_DIRTY: checksum of that copy */
 	struct page *orig;	/* R5J_DIRTY: the member's older block */
 };
+
+/* dev->log_pos of a block with no logged copy in this use of the stripe */
+#define R5J_NO_LOG_POS		U64_MAX
 
 struct r5j_conf;
 struct r5j_log_unit;

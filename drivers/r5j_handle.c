@@ -797,7 +797,7 @@ static void finish_writes(struct r5j_stripe *sh, struct r5j_state *s)
 }
 
 /*
- * The journal could not take the stripe: its writes fail, and the pages,
+ * The journal failed under the stripe: its writes fail, and the pages,
  * which hold data the members never got, are forgotten.
  */
 static void fail_logged_writes(struct r5j_stripe *sh)
@@ -812,12 +812,16 @@ static void fail_logged_writes(struct r5j_stripe *sh)
 		while ((ref = r5j_blist_pop(&dev->written)))
 			end_write_part(sh, ref, false);
 		/*
+		 * A block this write made dirty was never stable in the log:
+		 * it is not dirty, and its page is not the member's block.
 		 * Acknowledged write-back data stays: it is only here now,
 		 * and its destage writes the members directly.
 		 */
-		if (!test_bit(R5J_STRIPE_DIRTY, &sh->state) &&
-		    test_and_clear_bit(R5J_DIRTY, &dev->flags))
+		if (test_and_clear_bit(R5J_DIRTY_NEW, &dev->flags) &&
+		    test_and_clear_bit(R5J_DIRTY, &dev->flags)) {
 			r5j_wbcache_count(conf, -1);
+			dev->log_pos = R5J_NO_LOG_POS;
+		}
 		if (!test_bit(R5J_DIRTY, &dev->flags))
 			clear_bit(R5J_UPTODATE, &dev->flags);
 	}
@@ -1301,6 +1305,8 @@ static void finish_cached_write(struct r5j_stripe *sh)
 	r5j_journal_data_stable(conf->log, sh);
 	sh->write_stage = R5J_W_IDLE;
 	clear_bit(R5J_STRIPE_FUA, &sh->state);
+	for (i = 0; i < sh->disks; i++)
+		clear_bit(R5J_DIRTY_NEW, &sh->dev[i].flags);
 	/*
 	 * A full stripe is destaged now (handle_writeback() next): it reads
 	 * no member, and holding it would only take a free stripe away.  Not
@@ -1333,30 +1339,51 @@ static void partial_blocks(struct r5j_stripe *sh, unsigned long *want)
 }
 
 /*
- * Cache the queued writes.  Returns 1 if the stripe is busy with it, 0 if
- * the journal has no room for them (the caller destages or writes
- * through).
+ * Cache the queued writes.  True if the stripe is busy with it; false if
+ * the journal has no room for them: the caller writes them through, or
+ * destages a dirty stripe first.  The room is checked on the blocks taken
+ * here, which are exactly the ones logged: writes that arrive meanwhile on
+ * other blocks stay queued for the next pass.
  */
-static int cache_writes(struct r5j_stripe *sh, struct r5j_state *s)
+static bool cache_writes(struct r5j_stripe *sh, struct r5j_state *s)
 {
 	struct r5j_conf *conf = sh->conf;
 	DECLARE_BITMAP(want, R5J_MAX_DISKS);
+	DECLARE_BITMAP(take, R5J_MAX_DISKS);
 	struct r5j_bref *ref;
-	int i;
+	int i, err, pages = 0;
 
 	partial_blocks(sh, want);
 	if (!ensure_blocks(sh, s, want))
-		return 1;
+		return true;
 
+	bitmap_zero(take, sh->disks);
 	spin_lock_irq(&sh->lock);
 	partial_blocks(sh, want);
 	if (!bitmap_empty(want, sh->disks)) {
 		/* partial writes arrived since: read those blocks first */
 		spin_unlock_irq(&sh->lock);
 		set_bit(R5J_STRIPE_HANDLE, &sh->state);
-		return 1;
+		return true;
 	}
 	for (i = 0; i < sh->disks; i++) {
+		if (!r5j_blist_empty(&sh->dev[i].towrite)) {
+			__set_bit(i, take);
+			pages++;
+		}
+	}
+	spin_unlock_irq(&sh->lock);
+	/*
+	 * Only the daemon adds to the ring and nothing else shrinks the
+	 * room, so what fits now still fits when r5j_journal_write_data()
+	 * adds these blocks (a write arriving on one of them meanwhile adds
+	 * no block, and a partial one covers a block already readable).
+	 */
+	if (!r5j_journal_data_fits(conf->log, sh, pages))
+		return false;
+
+	spin_lock_irq(&sh->lock);
+	for_each_set_bit(i, take, sh->disks) {
 		r5j_blist_splice(&sh->dev[i].written, &sh->dev[i].towrite);
 		sh->dev[i].towrite_mask = 0;
 	}
@@ -1376,19 +1403,27 @@ static int cache_writes(struct r5j_stripe *sh, struct r5j_state *s)
 			copy_bio_block(ref->bio, dev->page, dev->array_sector,
 				       true);
 		set_bit(R5J_UPTODATE, &dev->flags);
-		if (!test_and_set_bit(R5J_DIRTY, &dev->flags))
+		if (!test_and_set_bit(R5J_DIRTY, &dev->flags)) {
+			set_bit(R5J_DIRTY_NEW, &dev->flags);
 			r5j_wbcache_count(conf, 1);
-		else
+		} else {
 			set_bit(R5J_STRIPE_HOT, &sh->state);
+		}
 	}
 	set_bit(R5J_STRIPE_WB_LOG, &sh->state);
 	sh->write_stage = R5J_W_LOGGING;
-	if (r5j_journal_write_data(conf->log, sh))
-		fail_logged_writes(sh);	/* the journal failed */
-	return 1;
+	err = r5j_journal_write_data(conf->log, sh);
+	/* -EIO: the journal failed; -EAGAIN: the check above is wrong */
+	WARN_ON_ONCE(err == -EAGAIN);
+	if (err)
+		fail_logged_writes(sh);
+	return true;
 }
 
-/* Can the queued writes be cached (before any of them is taken)? */
+/*
+ * May the queued writes be cached?  A first look, before blocks are read
+ * for them; cache_writes() checks the room again on what it takes.
+ */
 static bool cacheable(struct r5j_stripe *sh, struct r5j_state *s)
 {
 	struct r5j_conf *conf = sh->conf;
@@ -1786,9 +1821,8 @@ static bool handle_writeback(struct r5j_stripe *sh, struct r5j_state *s)
 	if (!test_bit(R5J_STRIPE_DIRTY, &sh->state)) {
 		if (!conf->log)
 			return false;
-		if (!writes || !cacheable(sh, s))
-			return false;	/* write-through */
-		return cache_writes(sh, s);
+		/* otherwise write-through */
+		return writes && cacheable(sh, s) && cache_writes(sh, s);
 	}
 	if (test_bit(R5J_STRIPE_STUCK, &sh->state))
 		return stuck_work(sh);
@@ -1797,8 +1831,8 @@ static bool handle_writeback(struct r5j_stripe *sh, struct r5j_state *s)
 	if (!conf->log || r5j_journal_failed(conf->log))
 		return destage(sh, s);
 	if (writes && !test_bit(R5J_STRIPE_DESTAGE, &sh->state) &&
-	    cacheable(sh, s))
-		return cache_writes(sh, s);
+	    cacheable(sh, s) && cache_writes(sh, s))
+		return true;
 	if (writes || test_bit(R5J_STRIPE_DESTAGE, &sh->state) ||
 	    test_bit(R5J_STRIPE_SYNC, &sh->state) ||
 	    !READ_ONCE(conf->writeback))

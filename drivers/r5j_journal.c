@@ -130,6 +130,7 @@ static void release_stable_units(struct r5j_journal *log)
 {
 	struct r5j_log_unit *unit;
 	struct r5j_stripe *sh, *tmp;
+	int i;
 
 	list_for_each_entry(unit, &log->units, list) {
 		if (unit->state == R5J_UNIT_RELEASED ||
@@ -137,6 +138,12 @@ static void release_stable_units(struct r5j_journal *log)
 			continue;
 		if (unit->state != R5J_UNIT_STABLE)
 			break;
+		/* its destages' parity is durable: raid456 replays them */
+		for (i = 0; i < R5J_RAID456_HASH_LISTS; i++) {
+			log->wb_lists[i] -= min_t(u32, log->wb_lists[i],
+						  unit->wb_parity[i]);
+			unit->wb_parity[i] = 0;
+		}
 		list_for_each_entry_safe(sh, tmp, &unit->stripes, log_list) {
 			list_del_init(&sh->log_list);
 			sh->write_stage = (unit->status || log->failed) ?
@@ -424,15 +431,13 @@ static void raid456_need(struct r5j_journal *log, u64 n, u64 d,
 
 /*
  * Data-only stripes one raid456 hash list may get.  Destages whose
- * parity is logged but maybe not durable yet are data-only to raid456
- * too: each holds a stripe head (or one of X's), so they are counted
- * against every list.
+ * parity is logged but not durable yet are data-only to raid456 too:
+ * they stay in wb_lists until their unit is stable, so the cap does not
+ * depend on how many may be in flight (stripe_cache_size).
  */
 static u32 raid456_list_cap(struct r5j_journal *log)
 {
-	return r5j_raid456_list_cap(log->raid456_stripes,
-				    READ_ONCE(log->conf->max_nr_stripes) +
-				    R5J_WB_X_HEADS);
+	return r5j_raid456_list_cap(log->raid456_stripes);
 }
 
 /* The fullest list's data-only stripes (lock held). */
@@ -640,12 +645,10 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 		log->wb_lists[r5j_raid456_hash(sh->sector)]++;
 	}
 	if (what == R5J_LOG_PARITY || what == R5J_LOG_X) {
-		u32 *list = &log->wb_lists[r5j_raid456_hash(sh->sector)];
-
 		if (log->wb_stripes)
 			log->wb_stripes--;
-		if (*list)
-			(*list)--;
+		/* data-only to raid456 until this unit is stable */
+		unit->wb_parity[r5j_raid456_hash(sh->sector)]++;
 		if (sh->dirty_unit && sh->dirty_unit->wb_left)
 			sh->dirty_unit->wb_left--;
 	}
@@ -1178,10 +1181,15 @@ void r5j_journal_error(struct r5j_journal *log)
 	wake_reclaim(log);	/* flushes the members: we may be atomic */
 }
 
-/* Flush every member's volatile cache: their writes become durable. */
-void r5j_flush_members(struct r5j_conf *conf)
+/*
+ * Flush every member's volatile cache: their writes become durable.  A
+ * member whose flush fails may have lost writes that completed: it is
+ * failed (md_error(), as md fails a member whose superblock write, which
+ * carries a flush, fails) and -EIO tells the caller to keep the log.
+ */
+int r5j_flush_members(struct r5j_conf *conf)
 {
-	int i;
+	int i, err = 0;
 
 	for (i = 0; i < conf->raid_disks * 2; i++) {
 		struct md_rdev *rdev;
@@ -1194,9 +1202,15 @@ void r5j_flush_members(struct r5j_conf *conf)
 		}
 		atomic_inc(&rdev->nr_pending);
 		rcu_read_unlock();
-		blkdev_issue_flush(rdev->bdev);
+		if (blkdev_issue_flush(rdev->bdev)) {
+			pr_err("md/raid:%s: flush of %pg failed: its completed writes may be lost\n",
+			       mdname(conf->mddev), rdev->bdev);
+			md_error(conf->mddev, rdev);
+			err = -EIO;
+		}
 		rdev_dec_pending(rdev, conf->mddev);
 	}
+	return err;
 }
 
 /*
@@ -1219,9 +1233,14 @@ static bool write_tail_only(struct r5j_journal *log, u64 tail, int *err)
 	    rdev->sb_size > R5J_SB1_MAX_BYTES)
 		return false;
 	sb = page_address(rdev->sb_page);
-	/* only a superblock md core wrote for the current event count */
+	/*
+	 * Only a superblock md core wrote for the current event count, and
+	 * no device change pending: a member failed for a lost flush must be
+	 * recorded before the log that covers it is let go.
+	 */
 	if (rdev->sb_events != mddev->events ||
-	    le64_to_cpu(sb->events) != mddev->events)
+	    le64_to_cpu(sb->events) != mddev->events ||
+	    test_bit(MD_SB_CHANGE_DEVS, &mddev->sb_flags))
 		return false;
 	rdev->journal_tail = tail;
 	sb->journal_tail = cpu_to_le64(tail);
@@ -1327,8 +1346,9 @@ static bool do_reclaim(struct r5j_journal *log, bool locked)
 	if (!freed)
 		goto out;
 
-	r5j_flush_members(log->conf);
-	if (r5j_journal_set_tail(log, new_tail))
+	/* a failed member flush: the tail stays until that member is failed */
+	if (r5j_flush_members(log->conf) ||
+	    r5j_journal_set_tail(log, new_tail))
 		goto out;
 
 	spin_lock_irq(&log->lock);
@@ -1471,7 +1491,8 @@ void r5j_journal_quiesce(struct r5j_journal *log)
 	seq = log->seq;
 	spin_unlock_irq(&log->lock);
 
-	r5j_flush_members(log->conf);
+	if (r5j_flush_members(log->conf))
+		return;		/* the log stays: a member lost its cache */
 	if (r5j_journal_write_empty(log, pos, seq)) {
 		md_error(log->mddev, log->rdev);
 		return;

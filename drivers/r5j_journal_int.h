@@ -39,6 +39,8 @@ struct r5j_log_unit {
 	int stripes_pending;		/* not yet on the members */
 	u32 pinners;			/* stripes that became dirty in it */
 	u32 wb_left;			/* of those, parity not logged yet */
+	/* destages' parity in it, by raid456 hash list (log->wb_lists) */
+	u16 wb_parity[R5J_RAID456_HASH_LISTS];
 	enum r5j_unit_state state;
 	bool volatile_cache;		/* the journal had one at submit */
 	bool fua;			/* written FUA: stable on completion */
@@ -103,7 +105,11 @@ struct r5j_journal {
 	bool fixed;			/* rule 8' (writeback_fixed_reserve) */
 	bool raid456_room;		/* writeback_raid456_room */
 	u32 raid456_stripes;		/* writeback_raid456_stripes */
-	/* wb_stripes by raid456's stripe hash list (raid456's room) */
+	/*
+	 * Stripes raid456's recovery would find data-only, by its stripe
+	 * hash list: dirty ones whose parity is not logged, and destages
+	 * whose parity unit is not stable yet (raid456's stripe limit).
+	 */
 	u32 wb_lists[R5J_RAID456_HASH_LISTS];
 	struct list_head x_wait;	/* rule 8': parity for the X unit */
 	u32 x_count;			/* stripes on x_wait */
@@ -136,6 +142,6 @@ int r5j_journal_recover(struct r5j_journal *log);
 unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf, u64 ring_sectors);
 int r5j_journal_write_empty(struct r5j_journal *log, u64 pos, u64 seq);
 int r5j_journal_set_tail(struct r5j_journal *log, u64 tail);
-void r5j_flush_members(struct r5j_conf *conf);
+int r5j_flush_members(struct r5j_conf *conf);
 
 #endif /* RAID5J_JOURNAL_INT_H */

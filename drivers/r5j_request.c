@@ -489,6 +489,25 @@ static bool write_start_would_wait(struct mddev *mddev)
 }
 
 /*
+ * A flush without a working journal: write-back data acknowledged before
+ * it may be only in the stripe cache (the journal failed under it).  Wait
+ * for its destage, which writes the members with FUA; new writes are
+ * refused meanwhile, so the count only falls.  false: some of it cannot
+ * reach the members (STUCK stripes): the flush fails.
+ */
+static bool wait_destaged(struct r5j_conf *conf)
+{
+	while (atomic_read(&conf->dirty_stripes) >
+	       atomic_read(&conf->stuck_stripes)) {
+		md_wakeup_thread(conf->mddev->thread);
+		wait_event_timeout(conf->wait_quiesce,
+				   atomic_read(&conf->dirty_stripes) <=
+				   atomic_read(&conf->stuck_stripes), HZ / 10);
+	}
+	return !atomic_read(&conf->dirty_stripes);
+}
+
+/*
  * REQ_NOWAIT (advertised by md core when every member supports it): @bi
  * ends with BLK_STS_AGAIN wherever it would sleep before its first share
  * is attached: md_write_start(), a geometry switch, a reshape window, a
@@ -529,9 +548,14 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 				return true;
 			}
 			bi->bi_opf &= ~REQ_PREFLUSH;
-		} else if (md_flush_request(mddev, bi)) {
-			/* md core flushes every member, then resubmits */
-			return true;
+		} else {
+			if (!wait_destaged(conf)) {
+				bio_io_error(bi);
+				return true;
+			}
+			if (md_flush_request(mddev, bi))
+				/* md core flushes every member, resubmits */
+				return true;
 		}
 	}
 	if (unlikely(bio_end_sector(bi) > mddev->array_sectors)) {

@@ -90,6 +90,9 @@ static void init_stripe(struct r5j_conf *conf, struct r5j_stripe *sh,
 
 		dev->flags = 0;
 		dev->towrite_mask = 0;
+		/* a logged copy of the previous use is not this block's */
+		dev->log_pos = R5J_NO_LOG_POS;
+		dev->log_csum = 0;
 		dev->array_sector = i >= sh->disks || r5j_is_parity(sh, i) ?
 			0 : r5j_array_sector_of(sh->geom, sector, i);
 	}

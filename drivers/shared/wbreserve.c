@@ -83,13 +83,18 @@ u32 r5j_raid456_hash(u64 sector)
 
 /*
  * Data-only stripes the log may hold in one raid456 hash list: the
- * list's share of raid456's @limit, less @in_flight stripes whose parity
- * is logged but may not be durable (raid456 would find those data-only
- * too, all in one list at worst).
+ * list's share of raid456's @limit, less R5J_RAID456_LIST_MARGIN heads.
+ * The caller counts a destage as data-only until its parity is durable
+ * (raid456 finds it so until then).  The margin is empirical: with one
+ * head (the stripe with parity raid456's recovery replays and frees)
+ * t-journal-wb-raid456-lists still took raid456 past its limit at 4095;
+ * 288 (the margin once taken for the default stripe cache) holds.
  */
-u32 r5j_raid456_list_cap(u32 limit, u32 in_flight)
+u32 r5j_raid456_list_cap(u32 limit)
 {
 	u32 share = limit / R5J_RAID456_HASH_LISTS;
 
-	return share > in_flight ? share - in_flight : 0;
+	if (share <= R5J_RAID456_LIST_MARGIN)
+		return share > 1 ? 1 : 0;
+	return share - R5J_RAID456_LIST_MARGIN;
 }

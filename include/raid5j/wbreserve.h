@@ -31,6 +31,8 @@
  */
 #define R5J_RAID456_MAX_STRIPES	32768
 #define R5J_RAID456_HASH_LISTS	8
+/* heads of a list kept from data-only stripes (r5j_raid456_list_cap()) */
+#define R5J_RAID456_LIST_MARGIN	288
 
 u32 r5j_wb_pin_cap(u64 ring_sectors);
 u32 r5j_wb_x_cap(u32 pin_cap, u32 parity_batch);
@@ -39,6 +41,6 @@ u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes);
 u64 r5j_raid456_rewrite(u64 stripes, u64 blocks);
 u64 r5j_raid456_flush(int p, u64 stripes, u64 blocks);
 u32 r5j_raid456_hash(u64 sector);
-u32 r5j_raid456_list_cap(u32 limit, u32 in_flight);
+u32 r5j_raid456_list_cap(u32 limit);
 
 #endif /* RAID5J_WBRESERVE_H */

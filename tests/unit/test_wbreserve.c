@@ -132,7 +132,7 @@ static void test_raid456_model(void)
 /*
  * raid456's hash lists: consecutive 4 KiB stripes go round the 8 lists,
  * stripes 32 KiB apart share one; each list holds an eighth of the
- * limit, less what may still be in flight.
+ * limit, less a fixed margin of heads.
  */
 static void test_raid456_lists(void)
 {
@@ -147,11 +147,13 @@ static void test_raid456_lists(void)
 	CHECK_EQ(r5j_raid456_hash(0), r5j_raid456_hash(64));
 	CHECK_EQ(r5j_raid456_hash(8), 1);
 	CHECK_EQ(r5j_raid456_hash(7), 0);	/* inside the first stripe */
-	CHECK_EQ(r5j_raid456_list_cap(R5J_RAID456_MAX_STRIPES, 0), 4096);
-	CHECK_EQ(r5j_raid456_list_cap(R5J_RAID456_MAX_STRIPES, 256 + 32),
-		 3808);
-	CHECK_EQ(r5j_raid456_list_cap(1024, 128), 0);
-	CHECK_EQ(r5j_raid456_list_cap(1024, 200), 0);
+	/* no stripe_cache_size in it: write-back caches at any size */
+	CHECK_EQ(r5j_raid456_list_cap(R5J_RAID456_MAX_STRIPES), 3808);
+	CHECK_EQ(r5j_raid456_list_cap(36000), 4212);
+	/* a small limit (tests) still caches: never 0 above 8 stripes */
+	CHECK_EQ(r5j_raid456_list_cap(1024), 1);
+	CHECK_EQ(r5j_raid456_list_cap(16), 1);
+	CHECK_EQ(r5j_raid456_list_cap(8), 0);
 }
 
 int main(void)

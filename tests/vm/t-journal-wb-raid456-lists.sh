@@ -7,7 +7,8 @@
 # hash lists of 4096, a stripe taking a head of its own list only (bits
 # 3-5 of its sector); one list short, and md runs the array without its
 # log, acknowledged writes lost.  So raid5j keeps each list's data-only
-# stripes under 4096 less what may be in flight (stripe_cache_size + 32).
+# stripes (destages whose parity is not yet durable included) under 4096
+# less a margin of 288 heads, whatever stripe_cache_size is.
 # RAID5 of 4 x MEMBER_MB (160) MiB, 16K chunk, a 128 MiB journal (large
 # enough that only the lists bind), write-back.  Boot 1, the members'
 # I/O throttled (THROTTLE_IOPS 100 a second, reads too: a destage reads

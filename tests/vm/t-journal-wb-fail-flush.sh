@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t-journal-wb-fail-flush: in write-back, a flush after the journal failed
+# returns only once every write acknowledged before it is on the members
+# (journal.md section 9).
+#
+#	  d0    d1    d2    d3          j (8 MiB) under dm-linear "jdm"
+#	  (throttled: destages are slow)    (switched to dm-error)
+#	    |  /dev/md0 RAID5 4 x 32 MiB, 64K chunk, write-back
+#
+# Every disk sits behind a volatile write cache (VM_NBD_CACHE=1).  The
+# journal cache is off (writeback_journal_cache=0): dirty data stays in
+# RAM, the case this test is about; evicted data is another one.
+# Boot 2: fio random 4 KiB writes (each block once, every completion
+# logged with its offset: the acknowledgements) in write-back, so
+# acknowledged blocks sit dirty in the stripe cache; the journal dies
+# under them (dm-error) and fio stops at its first error.  Then
+# fsync(/dev/md0):
+#  - raid5j: dirty_stripes is 0 when it returns (without the fix the
+#    flush went to the members at once, the destages still queued);
+#  - the power is cut right after the fsync.
+# Boot 3: the members assemble without the dead journal (--force,
+# read-only); the array is copied to the dump disk and the host checks
+# that every block acknowledged before the fsync holds its pattern.
+# raid456 runs the same (it keeps writing without its journal):
+# reported, not asserted.
+#
+# Disks: 4 x 32 MiB + 8 MiB journal + 128 MiB dump.  Boots: 3.  ~2 minutes.
+
+. "$(dirname "$0")/lib.sh"
+
+export VM_NBD_CACHE=1
+export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_journal_cache=0"
+M="d0 d1 d2 d3"
+THR=${FAIL_FLUSH_IOPS:-25}	# member iops: destages lag the writers
+vm_disks 32M $M
+vm_disk j 8M
+vm_disk dump 128M
+tdisks() { local d; for d in $M; do echo "$d,throttling.iops-total=$THR"; done; }
+
+vm_boot --timeout 120 - $M j <<'EOF' || vm_fail "create"
+. /test/guest-lib.sh
+load_personality
+run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=64 \
+	--assume-clean --write-journal=$(disk j) $(disks d0 d1 d2 d3)
+report blocks $(( $(blockdev --getsize64 /dev/md0) / 4096 ))
+run mdadm --stop /dev/md0
+pass create
+EOF
+BLOCKS=$(vm_val blocks)
+
+# shellcheck disable=SC2046
+vm_boot --timeout 240 --kill-mark fsynced --kill-after 0.2 --env BLOCKS="$BLOCKS" \
+	- $(tdisks) j <<'EOF' ||
+. /test/guest-lib.sh
+load_personality
+modprobe dm-mod || fail "no dm-mod"
+jsz=$(blockdev --getsz $(disk j))
+echo "0 $jsz linear $(disk j) 0" | dmsetup create jdm || fail "dmsetup"
+run mdadm --assemble /dev/md0 $(disks d0 d1 d2 d3) /dev/mapper/jdm
+check state '[4/4] [UUUU]' /dev/md0
+journal_mode write-back
+jstat_md() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/journal_stats; }
+# random 4 KiB writes, each block at most once, 64 in flight; fio logs
+# every completed write with its offset: the acknowledgements
+fio --name=w --filename=/dev/md0 --direct=1 --ioengine=libaio \
+	--rw=randwrite --bs=4k --iodepth=64 --size=$((BLOCKS * 4))k \
+	--io_size=$((BLOCKS * 2))k \
+	--buffer_pattern=0x72356a21 --write_lat_log=/tmp/w --log_offset=1 \
+	> /tmp/fio.out 2>&1 &
+fio=$!
+sleep 4
+report dirty_at_failure "$(jstat_md dirty_stripes)"
+# md core detaches a failed journal as soon as no stripe is active;
+# frozen, it leaves it configured, as it stays while I/O goes on
+echo frozen > /sys/block/md0/md/sync_action
+dmsetup suspend jdm
+echo "0 $jsz error" | dmsetup load jdm
+dmsetup resume jdm
+for i in $(seq 50); do
+	grep -q '(J)(F)' /proc/mdstat && break
+	sleep 0.1
+done
+# fsync(/dev/md0) at once, the destages still queued (fio's writes on
+# those stripes wait for them): a flush request
+# to md0; each member must see a flush (field 16 of /sys/block/X/stat:
+# flush requests completed)
+flushes() { local d; for d in d0 d1 d2 d3; do
+	awk '{printf "%s ", $16}' /sys/block/$(basename $(disk $d))/stat; done; }
+before=$(flushes)
+dirty=$(jstat_md dirty_stripes)
+dd if=/dev/null of=/dev/md0 conv=fsync,notrunc 2>/dev/null
+report fsync_rc $?
+report dirty_after_fsync "$(jstat_md dirty_stripes)"
+report dirty_before_fsync "$dirty"
+wait $fio
+report fio_rc $?
+tail -n 3 /tmp/fio.out
+grep -q '(J)(F)' /proc/mdstat || fail "the journal did not fail"
+dmesg | grep -E 'journal|flushed|dm-0' | tail -n 4
+cat /tmp/w_clat.*.log > /tmp/lat
+awk -F', *' '{print "A " $5 / 4096}' /tmp/lat > "$R5J_RESULT_PORT"
+report acks $(wc -l < /tmp/lat)
+jm=$(cat /sys/block/md0/md/journal_mode 2>/dev/null)
+report journal_mode "$jm"
+after=$(flushes)
+report member_flushes "$before-> $after"
+set -- $before
+unflushed=0
+for a in $after; do
+	[ "$a" -gt "$1" ] || unflushed=$((unflushed + 1))
+	shift
+done
+report unflushed_members $unflushed
+grep -A3 '^md0' /proc/mdstat
+mark fsynced
+sleep 1000
+EOF
+	vm_fail "boot 2"
+[ "$VM_KILLED" = 1 ] || vm_fail "boot 2 was not cut"
+[ "$(vm_val fsync_rc)" = 0 ] || vm_fail "fsync after the journal failure failed"
+unflushed=$(vm_val unflushed_members)
+dirty=$(vm_val dirty_before_fsync)
+vm_log "member flush counts around the fsync: $(vm_val member_flushes)"
+vm_log "dirty stripes: $(vm_val dirty_at_failure) at the failure, $(vm_val dirty_before_fsync) before the fsync, $(vm_val dirty_after_fsync) after it"
+if [ "$PERSONALITY" = raid5j ]; then
+	[ "$unflushed" = 0 ] ||
+		vm_fail "fsync after the journal failure: $unflushed members saw no flush"
+	[ "$(vm_val dirty_before_fsync)" -gt 0 ] ||
+		vm_fail "no dirty stripe left when the fsync began: the test proves nothing (members too fast?)"
+	[ "$(vm_val dirty_after_fsync)" = 0 ] ||
+		vm_fail "the fsync returned with $(vm_val dirty_after_fsync) dirty stripes not destaged"
+fi
+acked=$(vm_val acks)
+acks=$BUILD/vm-logs/$VM_TEST.acks
+grep '^A ' "$VM_RESULTS" > "$acks"
+[ "$(wc -l < "$acks")" = "$acked" ] || vm_fail "acknowledgements lost on the way"
+vm_log "$acked writes acknowledged before the fsync"
+[ -s "$acks" ] || vm_fail "no write was acknowledged"
+
+vm_boot --timeout 180 - $M dump <<'EOF' || vm_fail "boot 3"
+. /test/guest-lib.sh
+load_personality
+# the journal device is dead: the members alone, read-only
+run mdadm --assemble --force --run /dev/md0 $(disks d0 d1 d2 d3)
+dd if=/dev/md0 of=$(disk dump) bs=1M iflag=direct oflag=direct conv=fsync 2>/dev/null ||
+	fail "copying the array failed"
+run mdadm --stop /dev/md0
+pass dump
+EOF
+# every acknowledged block holds the pattern; any other block the pattern
+# or zeros
+lost=$(python3 - "$(vm_disk_path dump)" "$acks" <<'PY2'
+import sys
+img = open(sys.argv[1], 'rb')
+pat = bytes.fromhex('72356a21') * 1024
+acked = {int(float(l.split()[1])) for l in open(sys.argv[2])}
+lost = 0
+for b in sorted(acked):
+	img.seek(b * 4096)
+	if img.read(4096) != pat:
+		lost += 1
+print(lost)
+PY2
+)
+vm_log "$PERSONALITY: $lost of $acked acknowledged blocks lost after the power cut"
+if [ "$PERSONALITY" = raid5j ] && [ "$lost" != 0 ]; then
+	vm_fail "$lost blocks acknowledged before the fsync were lost"
+fi
+echo "PASS $VM_TEST: $PERSONALITY: fsync with ${dirty:-?} dirty stripes; $lost of $acked acknowledged blocks lost"
+exit 0
