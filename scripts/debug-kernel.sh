@@ -24,7 +24,8 @@
 #   modroot/        INSTALL_MOD_PATH: modroot/lib/modules/<release>/
 #   obj/            the kbuild output tree (object files pruned): KDIR for
 #                   building raid5j.ko
-#   md-headers/     md.h, md-cluster.h, md-bitmap.h of that same source
+#   md-headers/     md.h, md-cluster.h, md-bitmap.h, raid5.h of that same
+#                   source (added to a cached build that lacks one)
 #   release         the kernel release string (e.g. 6.1.192-r5jdebug)
 #   build-seconds   how long the build took
 # The source itself is extracted once per package version to
@@ -115,10 +116,33 @@ done_msg() {
 	fi
 }
 
+# md core's private headers the module builds against, from the source of
+# the kernel in $1 (the extracted tree, else the tarball): added where one
+# is missing, so a cached kernel serves a module that needs one more.
+MD_HEADERS=(md.h md-cluster.h md-bitmap.h raid5.h)
+md_headers() {
+	local d=$1 src=$cache/src/$(srcver)/linux-source-6.1 h missing=()
+
+	mkdir -p "$d/md-headers"
+	for h in "${MD_HEADERS[@]}"; do
+		[ -f "$d/md-headers/$h" ] || missing+=("$h")
+	done
+	[ ${#missing[@]} -gt 0 ] || return 0
+	if [ -f "$src/.extracted" ]; then
+		for h in "${missing[@]}"; do
+			cp "$src/drivers/md/$h" "$d/md-headers/" || return 1
+		done
+	else
+		tar -xJf "$tarball" -C "$d/md-headers" --strip-components=3 \
+			"${missing[@]/#/linux-source-6.1/drivers/md/}" || return 1
+	fi
+}
+
 # Fast path without locking or apt: a complete cached build.
 if is_installed linux-source-6.1; then
 	dir=$(cache_dir)
 	if [ -f "$dir/.complete" ]; then
+		md_headers "$dir" || die "cannot add md headers to $dir"
 		log "cached: $dir ($(cat "$dir/release"), built in $(cat "$dir/build-seconds") s)"
 		done_msg "$dir"
 		exit 0
@@ -137,6 +161,7 @@ if ! flock -n 9; then
 	flock 9
 fi
 if [ -f "$dir/.complete" ]; then
+	md_headers "$dir" || die "cannot add md headers to $dir"
 	done_msg "$dir"
 	exit 0
 fi
@@ -203,8 +228,7 @@ rm -f "$dir/modroot/lib/modules/$rel/build" "$dir/modroot/lib/modules/$rel/sourc
 cp "$obj/vmlinux" "$dir/vmlinux"
 cp "$obj/arch/x86/boot/bzImage" "$dir/bzImage"
 cp "$obj/.config" "$dir/config"
-mkdir -p "$dir/md-headers"
-cp "$src"/drivers/md/{md.h,md-cluster.h,md-bitmap.h} "$dir/md-headers/"
+md_headers "$dir" || die "cannot copy md headers to $dir"
 
 # Keep what building an external module needs (scripts, objtool, generated
 # headers, Module.symvers, .config); the object files are 90% of the space.
