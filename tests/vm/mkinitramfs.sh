@@ -45,11 +45,11 @@ MODULES=(virtio_pci virtio_blk virtio_console
 	 async_tx async_memcpy async_xor async_pq async_raid6_recov
 	 crc32c_generic crc32c-intel libcrc32c
 	 dm-mod dm-flakey dm-log-writes dm-delay dm-snapshot loop null_blk
-	 dm-raid dm-mirror dm-zero
 	 ext4)
 # Taken when the kernel has them: md's faulty personality (t-media-errors)
-# left the kernel in 6.8, so Debian's 6.12 has none.
-OPTIONAL_MODULES=(faulty)
+# left the kernel in 6.8, so Debian's 6.12 has none; the debug kernel has
+# no dm-raid (LVM RAID: t-lvm-raid*).
+OPTIONAL_MODULES=(faulty dm-raid dm-mirror dm-zero)
 # Host configuration files worth having.
 ETC=(/etc/mke2fs.conf)
 
