@@ -327,13 +327,13 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
 		set_bit(R5J_UPTODATE, &dev->flags);
 	}
 	drop_ram(wbc, e);	/* the head's former pages */
+	set_bit(R5J_STRIPE_DIRTY, &sh->state);
+	if (e->hot)
+		set_bit(R5J_STRIPE_HOT, &sh->state);
 	if (ram)
 		kfree(e);
 	else
 		sh->wb_entry = e;
-	set_bit(R5J_STRIPE_DIRTY, &sh->state);
-	if (e->hot)
-		set_bit(R5J_STRIPE_HOT, &sh->state);
 	/* the daemon reads the blocks back whoever got the stripe */
 	set_bit(R5J_STRIPE_HANDLE, &sh->state);
 }
