@@ -9,6 +9,8 @@
 #      drop_writes: the reads find old blocks, bad checksums); NBLK (200)
 #      stamped 4 KiB blocks, one per stripe (block 12 i: the first page of
 #      each chunk row); the next 512 KiB of ring then fail reads (dm-error);
+#      drop_caches runs the shrinkers: the evicted entries' RAM copies go
+#      (journal_stats shrunk_entries), their blocks are in the journal only;
 #   2. every block read back at once (before they age out):
 #      none stale or garbage, those that read EIO (raid5j: some, else the
 #      scenario did not reach the path; raid456 keeps dirty data in RAM:
@@ -63,10 +65,15 @@ jdm_table "flakey $J $doff 0 1 1 drop_writes" "linear $J $((doff + half))"
 run /test/stamp put /dev/md0 0 12 "$NBLK" 1
 # B: read errors (its blocks were written, the head is far past it)
 jdm_table "flakey $J $doff 0 1 1 drop_writes" "error"
+# memory pressure: the shrinkers drop the evicted entries' RAM copies,
+# which leaves their blocks in the journal only
+echo 3 > /proc/sys/vm/drop_caches
 if [ "$PERSONALITY" = raid5j ]; then
-	say "after the writes: evicted_stripes $(jstat evicted_stripes), dirty_stripes $(jstat dirty_stripes)"
+	say "after the writes: evicted_stripes $(jstat evicted_stripes), dirty_stripes $(jstat dirty_stripes), shrunk_entries $(jstat shrunk_entries), ram_copy_bytes $(jstat ram_copy_bytes)"
 	[ "$(jstat evicted_stripes)" -gt 0 ] ||
 		fail "no stripe evicted: the scenario does not reach the journal reads"
+	[ "$(jstat shrunk_entries)" -gt 0 ] ||
+		fail "drop_caches dropped no RAM copy: the shrinker did not run"
 fi
 
 /test/stamp get /dev/md0 0 12 "$NBLK" 1 > /tmp/get1
