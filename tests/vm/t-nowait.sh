@@ -105,8 +105,14 @@ run dmsetup suspend --nolockfs lind3
 (fio_verify A /dev/md0 --rw=write --bs=64k --iodepth=16 --size=8m \
 	--offset=0 > /tmp/fio_a.out 2>&1; echo $? > /tmp/fio_a.rc) &
 apid=$!
-sleep 3
-log "stripe_cache_active $(cat /sys/block/md0/md/stripe_cache_active)"
+# until the writes hold the whole cache (a slow kernel starts fio late)
+for i in $(seq 600); do
+	[ "$(cat /sys/block/md0/md/stripe_cache_active)" -ge 32 ] && break
+	[ -e /tmp/fio_a.rc ] && break
+	sleep 0.1
+done
+sleep 1
+log "stripe_cache_active $(cat /sys/block/md0/md/stripe_cache_active) after $((i / 10)) s"
 [ -e /tmp/fio_a.rc ] && fail "fio A ended with d3 suspended: $(cat /tmp/fio_a.out)"
 # left-symmetric, 4 members: chunk 3r+k of row r is on member (p+1+k)%4,
 # p = 3 - r%4; row 201 (37.7 MiB): chunk 603 on d3, chunk 604 on d0
