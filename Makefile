@@ -9,6 +9,7 @@
 #   make KVER=6.1.0-57-amd64 | KVER=6.12 | KDIR=/path/to/headers
 #   make check              deps, module, unit tests, VM suite
 #   make check-long [LONG_CYCLES=100]  write-back power cuts, RAID5 and RAID6 (not CI)
+#   make check-slow  the VM scenarios CI leaves out for their time
 #   make vm T="create-assemble fio-verify" PERSONALITY=raid456
 #   make demo
 #   make bench [QUICK=1] [BENCH=basic] [LEVEL=6] [DISKS=N]  raid5j vs raid456
@@ -98,6 +99,11 @@ LONG_CYCLES ?= 100
 check-long: module
 	CYCLES=$(LONG_CYCLES) R5J_VM_JOBS=2 VM_TIMEOUT_SCALE=$${VM_TIMEOUT_SCALE:-2} \
 		$(CURDIR)/tests/vm/run.sh journal-wb-powercut journal-wb-powercut-raid6
+
+# The VM scenarios CI leaves out for their time (tests/vm/slow-scenarios).
+check-slow: module
+	R5J_VM_JOBS=2 VM_TIMEOUT_SCALE=$${VM_TIMEOUT_SCALE:-2} \
+		$(CURDIR)/tests/vm/run.sh $$(grep -v '^#' tests/vm/slow-scenarios)
 
 # libFuzzer targets over untrusted journals and superblocks, FUZZ_SECONDS
 # each (tests/fuzz/run.sh); not part of check.
