@@ -11,8 +11,9 @@
 #      dirty, 47x the stripe cache, a tenth of the journal), then
 #      verified by the same fio right after (reads of data that is dirty:
 #      with the journal cache, of stripes evicted to the journal);
-#   2. the working set read whole (dd 64K, direct) while dirty: its md5 is
-#      the reference for 3-4;
+#   2. drop_caches (the shrinker drops the evicted entries' RAM copies),
+#      then the working set read whole (dd 64K, direct) while dirty: its
+#      md5 is the reference for 3-4;
 #   3. stop (destages everything), assemble: the md5 and fio's verify_only
 #      of pass 1 unchanged;
 #   4. write-back again, a second pass (another seed) rewriting blocks of
@@ -56,6 +57,13 @@ wpass() {
 		--size=${WS_MB}M --io_size=${IO_MB}M --randseed=$seed "$@"
 }
 
+# drop_ram_copies: memory pressure (the shrinkers run): evicted entries
+# keep no RAM copy, so the whole read after it reloads them from the
+# journal (journal_reads)
+drop_ram_copies() {
+	echo 3 > /proc/sys/vm/drop_caches
+}
+
 # cache_checks WHEN: the journal cache's stats over the sampling just ended
 cache_checks() {
 	local ev db
@@ -92,6 +100,7 @@ for LEVEL in $LEVELS; do
 	[ "$PERSONALITY" = raid5j ] && jstat_watch_start $WATCH
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	wpass p1 11
+	drop_ram_copies
 	sum1=$(region_md5)
 	t1=$(cut -d' ' -f1 /proc/uptime)
 	[ "$PERSONALITY" = raid5j ] && { jstat_watch_stop; cache_checks "pass 1"; }
@@ -109,6 +118,7 @@ for LEVEL in $LEVELS; do
 	ev0=$(jstat evictions) jr0=$(jstat journal_reads)
 	[ "$PERSONALITY" = raid5j ] && jstat_watch_start $WATCH
 	wpass p2 22
+	drop_ram_copies
 	sum2=$(region_md5)
 	[ "$PERSONALITY" = raid5j ] && { jstat_watch_stop; cache_checks "pass 2"; }
 	[ "$sum2" != "$sum1" ] || fail "RAID$LEVEL pass 2 changed nothing"
