@@ -633,3 +633,42 @@ vm_crafted_setup() {
 		echo "PASS $VM_TEST ($PERSONALITY)"
 	}
 }
+
+# vm_fail_flush_lost MEMBERS: after a power cut with the journal dead
+# (t-journal-fail-flush, t-journal-wb-fail-flush): the last boot's "A
+# BLOCK" acknowledgements (vm_val acks of them) are checked against the
+# members assembled alone (--force), copied to disk dump.  Sets acked and
+# lost (acknowledged 4 KiB blocks not holding the writer's pattern).
+vm_fail_flush_lost() {
+	local acks=$BUILD/vm-logs/$VM_TEST.acks
+	acked=$(vm_val acks)
+	grep '^A ' "$VM_RESULTS" > "$acks"
+	[ "$(wc -l < "$acks")" = "$acked" ] || vm_fail "acknowledgements lost on the way"
+	vm_log "$acked writes acknowledged before the fsync"
+	[ -s "$acks" ] || vm_fail "no write was acknowledged"
+	# shellcheck disable=SC2086 # member names are words
+	vm_boot --timeout 180 - $1 dump <<'EOF' || vm_fail "boot 3"
+. /test/guest-lib.sh
+load_personality
+# the journal device is dead: the members alone, read-only
+run mdadm --assemble --force --run /dev/md0 $(disks d0 d1 d2 d3)
+dd if=/dev/md0 of=$(disk dump) bs=1M iflag=direct oflag=direct conv=fsync 2>/dev/null ||
+	fail "copying the array failed"
+run mdadm --stop /dev/md0
+pass dump
+EOF
+	# every acknowledged block holds the pattern
+	lost=$(python3 - "$(vm_disk_path dump)" "$acks" <<'PY'
+import sys
+img = open(sys.argv[1], 'rb')
+pat = bytes.fromhex('72356a21') * 1024
+acked = {int(float(l.split()[1])) for l in open(sys.argv[2])}
+lost = 0
+for b in sorted(acked):
+	img.seek(b * 4096)
+	if img.read(4096) != pat:
+		lost += 1
+print(lost)
+PY
+)
+}

@@ -132,38 +132,7 @@ if [ "$PERSONALITY" = raid5j ]; then
 	[ "$(vm_val dirty_after_fsync)" = 0 ] ||
 		vm_fail "the fsync returned with $(vm_val dirty_after_fsync) dirty stripes not destaged"
 fi
-acked=$(vm_val acks)
-acks=$BUILD/vm-logs/$VM_TEST.acks
-grep '^A ' "$VM_RESULTS" > "$acks"
-[ "$(wc -l < "$acks")" = "$acked" ] || vm_fail "acknowledgements lost on the way"
-vm_log "$acked writes acknowledged before the fsync"
-[ -s "$acks" ] || vm_fail "no write was acknowledged"
-
-vm_boot --timeout 180 - $M dump <<'EOF' || vm_fail "boot 3"
-. /test/guest-lib.sh
-load_personality
-# the journal device is dead: the members alone, read-only
-run mdadm --assemble --force --run /dev/md0 $(disks d0 d1 d2 d3)
-dd if=/dev/md0 of=$(disk dump) bs=1M iflag=direct oflag=direct conv=fsync 2>/dev/null ||
-	fail "copying the array failed"
-run mdadm --stop /dev/md0
-pass dump
-EOF
-# every acknowledged block holds the pattern; any other block the pattern
-# or zeros
-lost=$(python3 - "$(vm_disk_path dump)" "$acks" <<'PY2'
-import sys
-img = open(sys.argv[1], 'rb')
-pat = bytes.fromhex('72356a21') * 1024
-acked = {int(float(l.split()[1])) for l in open(sys.argv[2])}
-lost = 0
-for b in sorted(acked):
-	img.seek(b * 4096)
-	if img.read(4096) != pat:
-		lost += 1
-print(lost)
-PY2
-)
+vm_fail_flush_lost "$M"
 vm_log "$PERSONALITY: $lost of $acked acknowledged blocks lost after the power cut"
 if [ "$PERSONALITY" = raid5j ] && [ "$lost" != 0 ]; then
 	vm_fail "$lost blocks acknowledged before the fsync were lost"
