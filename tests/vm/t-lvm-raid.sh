@@ -16,6 +16,9 @@
 #	     +--------------------------+
 #
 # Asserts:
+#  - raid5j.ko installed as DKMS leaves it (updates/dkms, depmod) without
+#    make install-boot: dm-raid depends on raid456, not raid5j, and
+#    modprobe dm-raid loads raid456;
 #  - /sbin/modprobe dm-raid (kmod, the rule in place) succeeds; raid5j is
 #    loaded and raid456 is not;
 #  - lvcreate --type raid5 -i 3, --type raid6 -i 3 and --type raid1 -m 1
@@ -47,6 +50,25 @@ vm_boot --timeout 150 - d0 d1 d2 d3 d4 <<'EOF'
 other=raid5j
 if [ "$PERSONALITY" = raid5j ]; then
 	other=raid456
+	# DKMS alone, no make install-boot: raid5j.ko in updates/dkms
+	# changes nothing for dm-raid, which pulls raid456 (and so md's
+	# RAID4/5/6 arrays stay on raid456)
+	kv=$(uname -r)
+	run mkdir -p "/lib/modules/$kv/updates/dkms"
+	run cp "$R5J_KO" "/lib/modules/$kv/updates/dkms/raid5j.ko"
+	run depmod -a
+	deps=$(/sbin/modprobe --show-depends dm-raid 2>&1)
+	log "dm-raid, DKMS alone: $(echo "$deps" | tr '\n' ' ')"
+	echo "$deps" | grep -q raid5j &&
+		fail "DKMS alone: modprobe dm-raid would load raid5j: $(echo "$deps" | grep raid5j)"
+	echo "$deps" | grep -qE '/raid456\.ko' ||
+		fail "DKMS alone: dm-raid does not depend on raid456"
+	run /sbin/modprobe dm-raid
+	grep -qw '^raid456' /proc/modules || fail "DKMS alone: modprobe dm-raid did not load raid456"
+	grep -qw '^raid5j' /proc/modules && fail "DKMS alone: modprobe dm-raid loaded raid5j"
+	run rmmod dm_raid raid456
+	run rm "/lib/modules/$kv/updates/dkms/raid5j.ko"
+	pass "t-lvm-raid/dkms-alone"
 	install_boot_rule
 	log "dm-raid: $(/sbin/modprobe --show-depends dm-raid 2>&1 | tr '\n' ' ')"
 fi
