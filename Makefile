@@ -33,7 +33,7 @@ MD_FILES  := drivers/md/md.h drivers/md/md-cluster.h drivers/md/md-bitmap.h \
 	     drivers/md/raid5.h
 CP_DIR    := $(BUILD)/checkpatch/$(KVER)
 CP_FILES  := scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch
-STYLE_SRC  = $(wildcard drivers/*.c drivers/shared/*.c include/raid5j/*.h)
+STYLE_SRC  = $(wildcard drivers/*.c drivers/dmraid/*.c drivers/shared/*.c include/raid5j/*.h)
 
 VERSION   := $(shell git -C $(CURDIR) describe --always --dirty 2>/dev/null || echo 0.1)
 VERSION   := $(patsubst v%,%,$(VERSION))
@@ -131,9 +131,9 @@ bench: deps
 	@$(MAKE) --no-print-directory module
 	@$(CURDIR)/tests/bench/bench.sh
 
+# raid5j.ko only: raid5j_dmraid.ko comes with make install-boot
 install: module
-	$(KBUILD) INSTALL_MOD_DIR=extra modules_install
-	install -D -m 644 tools/boot/raid5j-dmraid.conf $(DESTDIR)/etc/modprobe.d/raid5j-dmraid.conf
+	install -D -m 644 raid5j.ko $(DESTDIR)/lib/modules/$(KVER)/extra/raid5j.ko
 	depmod -a $(KVER)
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools install; fi
 
@@ -144,14 +144,15 @@ dkms-install:
 
 dkms-remove:
 	dkms remove -m raid5j -v $(VERSION) --all
-	rm -f /etc/modprobe.d/raid5j-dmraid.conf
 	rm -rf /usr/src/raid5j-$(VERSION)
 
 # md loads raid5j where it would load raid456, at boot too (tools/boot/):
 # md arrays and LVM RAID sets.  On the running system (no DESTDIR, or /)
 # tools/boot/preflight.sh first refuses if an array uses what raid5j does
 # not support yet.  r5jtool too: the rule runs it before it falls back to
-# raid456.
+# raid456.  raid5j_dmraid.ko, which makes dm-raid load raid5j, goes into
+# every kernel that has raid5j (scripts/dmraid-module.sh), and with it
+# tools/boot/raid5j-dmraid.conf.
 install-boot: tools
 	@if [ -z "$(DESTDIR)" ] || [ "$(DESTDIR)" = / ]; then \
 		$(CURDIR)/tools/boot/preflight.sh; fi
@@ -159,11 +160,14 @@ install-boot: tools
 	install -D -m 644 tools/boot/raid5j.conf $(DESTDIR)/etc/modprobe.d/raid5j.conf
 	install -D -m 644 tools/boot/raid5j-dmraid.conf $(DESTDIR)/etc/modprobe.d/raid5j-dmraid.conf
 	install -D -m 755 tools/boot/initramfs-hook $(DESTDIR)/etc/initramfs-tools/hooks/raid5j
+	DESTDIR=$(DESTDIR) $(CURDIR)/scripts/dmraid-module.sh install $(CURDIR)/raid5j_dmraid.ko $(KVER)
 	@if [ -z "$(DESTDIR)" ] && command -v update-initramfs >/dev/null; then \
 		update-initramfs -u -k all; fi
 
 uninstall-boot:
-	rm -f $(DESTDIR)/etc/modprobe.d/raid5j.conf $(DESTDIR)/etc/initramfs-tools/hooks/raid5j
+	rm -f $(DESTDIR)/etc/modprobe.d/raid5j.conf $(DESTDIR)/etc/modprobe.d/raid5j-dmraid.conf \
+		$(DESTDIR)/etc/initramfs-tools/hooks/raid5j
+	DESTDIR=$(DESTDIR) $(CURDIR)/scripts/dmraid-module.sh remove
 	@if [ -z "$(DESTDIR)" ] && command -v update-initramfs >/dev/null; then \
 		update-initramfs -u -k all; fi
 

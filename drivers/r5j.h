@@ -218,7 +218,7 @@ struct r5j_conf {
 	 * its max_nr_stripes (stripes allocated) and min_nr_stripes
 	 * (stripe_cache_size).  This prefix mirrors r5conf's up to them,
 	 * so nr_stripes and max_nr_stripes are where dm-raid reads those
-	 * (r5j_dmraid.c checks it against the kernel's raid5.h).  The
+	 * (dmraid/r5j_dmraid.c checks it against the kernel's raid5.h).  The
 	 * r5conf_ fields are never used.
 	 */
 	struct {

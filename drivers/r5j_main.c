@@ -11,6 +11,7 @@
 #include <linux/raid/md_p.h>
 #include <linux/raid/pq.h>
 #include "r5j.h"
+#include "r5j_dm.h"
 #include "r5j_sysfs.h"
 #include "r5j_journal.h"
 
@@ -756,6 +757,8 @@ static int r5j_run(struct mddev *mddev)
 	struct r5j_conf *conf;
 	int err;
 
+	if (!r5j_dm_may_run(mddev))
+		return -EINVAL;
 	if (r5j_init_writes_pending(mddev) < 0)
 		return -ENOMEM;
 	/* after a takeover the conf is r5j_takeover()'s, checked there */

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # dm-raid.ko imports raid5_set_cache_size and r5c_journal_mode_set from
-# raid456; raid5j exports them for it (drivers/r5j_dmraid.c).  The kernel
+# raid456; raid5j_dmraid.ko exports them for it (drivers/dmraid/).  The kernel
 # refuses to load dm-raid when an export's modversion CRC differs from the
 # one dm-raid recorded, which is raid456's in the kernel's Module.symvers:
 #
@@ -19,7 +19,7 @@ for sym in raid5_set_cache_size r5c_journal_mode_set; do
 	have=$(awk -v s="$sym" '$2 == s { print $1 }' "$ours")
 	[ -n "$want" ] || continue	# a kernel without raid456's export
 	if [ "$have" != "$want" ]; then
-		echo "check-dmraid-crcs: error: $sym has CRC ${have:-none} in raid5j, raid456's is $want: dm-raid would not load" >&2
+		echo "check-dmraid-crcs: error: $sym has CRC ${have:-none} in raid5j_dmraid, raid456's is $want: dm-raid would not load" >&2
 		rc=1
 	fi
 done

@@ -16,9 +16,9 @@
 #    /lib/modules whose headers are installed (a build/ directory): never
 #    only the running one.  Kernels dkms.conf excludes
 #    (BUILD_EXCLUSIVE_KERNEL) are skipped and named.
-#
-# 4. Installs tools/boot/raid5j-dmraid.conf in /etc/modprobe.d (LVM RAID
-#    beside raid456).
+#    raid5j_dmraid.ko, built with it, goes into the module tree only
+#    while make install-boot's redirect is installed (dkms.conf's
+#    POST_INSTALL, scripts/dmraid-module.sh).
 # Exits non-zero when a build failed or no kernel got the module.
 # AUTOINSTALL in dkms.conf makes dkms build it for kernels installed later.
 #
@@ -84,11 +84,6 @@ for k in "${kvers[@]}"; do
 	*) failed+=("$k") ;;
 	esac
 done
-# raid5j's exports win depmod's choice for dm-raid: this rule keeps dm-raid
-# loadable beside raid456 (Documentation/design.md, "dm-raid (LVM RAID)")
-[ ${#installed[@]} -eq 0 ] ||
-	install -D -m 644 "$top/tools/boot/raid5j-dmraid.conf" \
-		"$root/etc/modprobe.d/raid5j-dmraid.conf"
 echo "dkms-install: raid5j/$version installed for: ${installed[*]:-none}"
 [ ${#skipped[@]} -eq 0 ] || echo "dkms-install: not supported, skipped: ${skipped[*]}"
 [ ${#failed[@]} -eq 0 ] ||

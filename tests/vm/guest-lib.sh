@@ -537,14 +537,16 @@ kmemleak_where() {
 # ---- LVM RAID (dm-raid) -------------------------------------------------
 
 # install_boot_rule: what `make install` and `make install-boot` leave on
-# a system: raid5j.ko in extra/, depmod, tools/boot/raid5j.conf and
-# raid5j-dmraid.conf (the test ships them in /test/) in /etc/modprobe.d.
-# Only kmod's /sbin/modprobe runs their rules (not busybox's applet).
+# a system: raid5j.ko and raid5j_dmraid.ko in extra/, depmod,
+# tools/boot/raid5j.conf and raid5j-dmraid.conf (the test ships them in
+# /test/) in /etc/modprobe.d.  Only kmod's /sbin/modprobe runs their rules
+# (not busybox's applet).
 install_boot_rule() {
 	local kv
 	kv=$(uname -r)
 	run mkdir -p "/lib/modules/$kv/extra" /etc/modprobe.d
 	run cp "$R5J_KO" "/lib/modules/$kv/extra/raid5j.ko"
+	run cp /test/raid5j_dmraid.ko "/lib/modules/$kv/extra/raid5j_dmraid.ko"
 	run cp /test/raid5j.conf /test/raid5j-dmraid.conf /etc/modprobe.d/
 	run depmod -a
 }

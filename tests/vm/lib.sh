@@ -70,6 +70,7 @@ BUILD=${R5J_BUILD:-$R5J_ROOT/build}
 
 PERSONALITY=${PERSONALITY:-raid5j}
 R5J_KO=${R5J_KO:-$R5J_ROOT/raid5j.ko}
+R5J_DMRAID_KO=${R5J_DMRAID_KO:-$(dirname "$R5J_KO")/raid5j_dmraid.ko}
 VM_TEST=${VM_TEST:-$(basename "$0" .sh)}
 VM_LOG=${VM_LOG:-$BUILD/vm-logs/$VM_TEST.log}
 VM_DISK_DIR=$BUILD/vm-disks/$VM_TEST
@@ -373,6 +374,9 @@ vm_boot() {
 	done
 	if [ "$PERSONALITY" = raid5j ] && [ -f "$R5J_KO" ]; then
 		cp "$R5J_KO" "$bdir/root/test/raid5j.ko"
+		# raid456's exports for dm-raid (make install-boot installs it)
+		[ ! -f "$R5J_DMRAID_KO" ] ||
+			cp "$R5J_DMRAID_KO" "$bdir/root/test/raid5j_dmraid.ko"
 	fi
 	{
 		printf 'export R5J_TEST=%q\n' "$VM_TEST"

@@ -101,6 +101,11 @@ if [ "$PERSONALITY" = raid5j ]; then
 	R5J_KO=$STAGE/raid5j.ko
 	plain_ko "$STAGE/lib/modules/$KVER/updates/dkms" "$R5J_KO" ||
 		vm_fail "dkms installed no raid5j.ko in updates/dkms"
+	# raid5j_dmraid.ko: built and kept, not installed (no redirect yet)
+	compgen -G "$STAGE/var/lib/dkms/raid5j/*/$KVER/*/module/raid5j_dmraid.ko" >/dev/null ||
+		vm_fail "dkms's build did not keep raid5j_dmraid.ko beside raid5j.ko"
+	compgen -G "$STAGE/lib/modules/$KVER/updates/dkms/raid5j_dmraid.ko*" >/dev/null &&
+		vm_fail "dkms installed raid5j_dmraid.ko without the redirect: dm-raid would load raid5j"
 	vm=$(modinfo -F vermagic "$R5J_KO" | cut -d' ' -f1)
 	[ "$vm" = "$KVER" ] || vm_fail "DKMS module has vermagic '$vm', not $KVER"
 	export R5J_KO
@@ -143,7 +148,7 @@ printf 'DEVICE partitions\n%s\n' "$line" > "$STAGE/mdadm.conf"
 # The initramfs update-initramfs would make on that system.  Only the
 # mount namespace sees the overlays; their upper layers are in $STAGE/ov.
 t0=$SECONDS
-unshare -m --propagation private bash -s -- "$STAGE" "$KVER" "$PERSONALITY" \
+DKMS_TREE=$STAGE/var/lib/dkms unshare -m --propagation private bash -s -- "$STAGE" "$KVER" "$PERSONALITY" \
 	"$R5J_ROOT" "$CONF" "$STAGE/lib/modules/$KVER/updates/dkms" > "$BUILD/vm-logs/$VM_TEST.mkinitramfs.log" 2>&1 <<'NS' ||
 set -eux
 stage=$1 kver=$2 pers=$3 top=$4 conf=$5 dkmsdir=$6
@@ -160,7 +165,8 @@ if [ "$pers" = raid5j ]; then
 	mkdir -p "/lib/modules/$kver/updates/dkms"
 	cp "$dkmsdir"/raid5j.ko* "/lib/modules/$kver/updates/dkms/"
 	depmod -a "$kver"
-	make -s -C "$top" install-boot DESTDIR=/
+	make -s -C "$top" install-boot DESTDIR=/	# DKMS_TREE: the staged one
+	ls "/lib/modules/$kver/updates/dkms/raid5j_dmraid.ko"
 	cp "$conf" /etc/modprobe.d/raid5j.conf		# BOOT_CONF
 fi
 mkinitramfs -o "$stage/initrd.img" "$kver"
@@ -181,6 +187,9 @@ if [ "$PERSONALITY" = raid5j ]; then
 	plain_ko "$I/usr/lib/modules/$KVER/updates/dkms" "$R5J_KO" ||
 		vm_fail "initramfs: no updates/dkms/raid5j.ko (the hook's job)"
 	[ -f "$I/etc/modprobe.d/raid5j.conf" ] || vm_fail "initramfs: no etc/modprobe.d/raid5j.conf"
+	cp "$I/usr/lib/modules/$KVER/updates/dkms/raid5j_dmraid.ko" "$STAGE/files/" ||
+		vm_fail "initramfs: no updates/dkms/raid5j_dmraid.ko (make install-boot's and the hook's job)"
+	VM_FILES="$VM_FILES $STAGE/files/raid5j_dmraid.ko"
 	[ -x "$I/usr/local/sbin/r5jtool" ] || vm_fail "initramfs: no usr/local/sbin/r5jtool (the hook's job)"
 	cp "$I/etc/modprobe.d/raid5j.conf" "$STAGE/files/"
 	VM_FILES="$VM_FILES $STAGE/files/raid5j.conf"
@@ -219,6 +228,7 @@ if [ "$PERSONALITY" = raid5j ]; then
 	run cp /test/raid5j.conf /etc/modprobe.d/raid5j.conf
 	run mkdir -p /lib/modules/$kv/updates/dkms
 	run cp /test/raid5j.ko /lib/modules/$kv/updates/dkms/raid5j.ko
+	run cp /test/raid5j_dmraid.ko /lib/modules/$kv/updates/dkms/raid5j_dmraid.ko
 	run depmod -a
 fi
 grep -q . /proc/modules && log "loaded at start: $(cut -d' ' -f1 /proc/modules | tr '\n' ' ')"
@@ -234,7 +244,7 @@ pass "t-dkms-boot/request-module"
 FORCE_LOAD=$(cat /test/modules)
 log "==== B: init loads conf/modules ($(echo $FORCE_LOAD)), then assemble"
 run mdadm --stop /dev/md0
-run rmmod raid5j
+run rmmod raid5j_dmraid raid5j
 for m in $FORCE_LOAD; do
 	modprobe "$m" 2>&1 || log "modprobe $m failed (as in the initramfs: not fatal)"
 done
@@ -245,8 +255,8 @@ pass "t-dkms-boot/initramfs-order"
 
 log "==== C: a kernel without raid5j.ko: raid456 takes over"
 run mdadm --stop /dev/md0
-run rmmod raid5j
-run rm /lib/modules/$kv/updates/dkms/raid5j.ko
+run rmmod raid5j_dmraid raid5j
+run rm /lib/modules/$kv/updates/dkms/raid5j.ko /lib/modules/$kv/updates/dkms/raid5j_dmraid.ko
 run depmod -a
 run modprobe raid456
 assemble_and_verify

@@ -47,6 +47,7 @@ phase() {
 unload() {
 	run vgchange -an vg
 	run rmmod dm_raid
+	grep -qw '^raid5j_dmraid' /proc/modules && run rmmod raid5j_dmraid
 	grep -qw '^raid5j' /proc/modules && run rmmod raid5j
 	grep -qw '^raid456' /proc/modules && run rmmod raid456
 	return 0
@@ -84,10 +85,10 @@ unload
 pass "t-lvm-raid-interop/activated-on-$PERSONALITY"
 
 log "==== C: raid456"
-# raid5j uninstalled (with raid5j.ko installed, depmod makes dm-raid
-# depend on it, redirect or not: design.md, "dm-raid (LVM RAID)")
+# raid5j uninstalled: the rules, raid5j_dmraid.ko (while installed,
+# depmod makes dm-raid depend on it) and raid5j.ko
 rm -f /etc/modprobe.d/raid5j.conf /etc/modprobe.d/raid5j-dmraid.conf
-rm -f "/lib/modules/$(uname -r)/extra/raid5j.ko"
+rm -f "/lib/modules/$(uname -r)/extra/raid5j.ko" "/lib/modules/$(uname -r)/extra/raid5j_dmraid.ko"
 run depmod -a
 phase raid456
 run vgchange -ay vg

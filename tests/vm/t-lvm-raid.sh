@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-lvm-raid: LVM RAID (dm-raid) with raid5j installed the documented way:
-# raid5j.ko in /lib/modules/KVER/extra, depmod, and the project's
-# modprobe.d rules in /etc/modprobe.d: tools/boot/raid5j.conf redirects
-# every load of raid456, dm-raid's dependency, to raid5j;
-# raid5j-dmraid.conf keeps dm-raid loadable beside raid456.
+# raid5j.ko and raid5j_dmraid.ko in /lib/modules/KVER/extra, depmod, and
+# the project's modprobe.d rules in /etc/modprobe.d: tools/boot/raid5j.conf
+# redirects every load of raid456 to raid5j (and raid5j_dmraid, dm-raid's
+# dependency while installed); raid5j-dmraid.conf keeps dm-raid loadable
+# beside raid456.
 #
 #	   d0     d1     d2     d3     d4        virtio, 64 MiB each, PVs of VG vg
 #	    \      \      |      /      /
@@ -21,9 +22,10 @@
 #    modprobe dm-raid loads raid456;
 #  - /sbin/modprobe dm-raid (kmod, the rule in place) succeeds; raid5j is
 #    loaded and raid456 is not;
+#  - and so dm-raid links against raid5j_dmraid, which holds raid5j;
 #  - lvcreate --type raid5 -i 3, --type raid6 -i 3 and --type raid1 -m 1
-#    succeed and the LVs sync to 100%; dm_raid holds raid5j and raid5j
-#    runs the raid5/raid6 sets (refcnt 3; dm's tables say raid5_ls,
+#    succeed and the LVs sync to 100%; raid5j runs the raid5/raid6 sets
+#    (refcnt 3: raid5j_dmraid and the two; dm's tables say raid5_ls,
 #    raid6_zr);
 #  - fio write+verify on r5 and r6 (crc32c, O_DIRECT); the data verifies
 #    again after lvchange -an / -ay; r1 takes writes too;
@@ -94,11 +96,14 @@ log "$(lvs -a -o name,segtype,stripes,sync_percent,raid_sync_action,raid_mismatc
 expect_eq "$(dmsetup table vg-r5 | awk '{ print $3, $4 }')" "raid raid5_ls" "vg-r5 table"
 expect_eq "$(dmsetup table vg-r6 | awk '{ print $3, $4 }')" "raid raid6_zr" "vg-r6 table"
 if [ "$PERSONALITY" = raid5j ]; then
-	# dm-raid is linked against raid5j (one reference), which runs
-	# the two sets (one each)
-	[ -e /sys/module/raid5j/holders/dm_raid ] ||
-		fail "dm_raid does not hold raid5j: $(ls /sys/module/raid5j/holders)"
-	expect_eq "$(cat /sys/module/raid5j/refcnt)" 3 "raid5j refcnt (dm_raid, vg/r5, vg/r6)"
+	# dm-raid is linked against raid5j_dmraid, which is linked
+	# against raid5j (one reference), which runs the two sets (one
+	# each)
+	[ -e /sys/module/raid5j_dmraid/holders/dm_raid ] ||
+		fail "dm_raid does not hold raid5j_dmraid: $(ls /sys/module/raid5j_dmraid/holders 2>&1)"
+	[ -e /sys/module/raid5j/holders/raid5j_dmraid ] ||
+		fail "raid5j_dmraid does not hold raid5j: $(ls /sys/module/raid5j/holders)"
+	expect_eq "$(cat /sys/module/raid5j/refcnt)" 3 "raid5j refcnt (raid5j_dmraid, vg/r5, vg/r6)"
 fi
 pass "t-lvm-raid/create"
 
@@ -143,12 +148,12 @@ if [ "$PERSONALITY" = raid5j ]; then
 	# raid456 loaded beside the installed raid5j (the rule's escape
 	# hatch, or its fallback): dm-raid still loads, on raid456, though
 	# depmod says it needs raid5j (raid5j-dmraid.conf)
-	run rmmod dm_raid raid5j
+	run rmmod dm_raid raid5j_dmraid raid5j
 	run /sbin/modprobe --ignore-install raid456
 	run /sbin/modprobe dm-raid
 	[ -e /sys/module/raid456/holders/dm_raid ] ||
 		fail "dm_raid beside raid456 does not hold raid456"
-	grep -qw '^raid5j' /proc/modules && fail "raid5j loaded beside raid456"
+	grep -qwE '^raid5j(_dmraid)?' /proc/modules && fail "raid5j loaded beside raid456"
 	run vgchange -ay vg
 	lv_wait_idle r5
 	fio_verify r5 /dev/vg/r5 $F --verify_only

@@ -17,21 +17,18 @@
 #include "md.h"
 #include "raid5.h"
 #include "md-bitmap.h"
-#include "r5j_sysfs.h"
+#include "../r5j_dm.h"
 
 /*
  * dm-raid: the journal_mode table argument (R5C_JOURNAL_MODE_*), just
- * after md_start(), reconfig_mutex held.  Its RAID4/5/6 sets are ours:
- * raid456 cannot be loaded beside raid5j.
+ * after md_start(), reconfig_mutex held.
  */
 int r5c_journal_mode_set(struct mddev *mddev, int mode)
 {
 	if (mode != R5C_JOURNAL_MODE_WRITE_THROUGH &&
 	    mode != R5C_JOURNAL_MODE_WRITE_BACK)
 		return -EINVAL;
-	if (!mddev->pers || mddev->pers->owner != THIS_MODULE)
-		return -ENODEV;
-	return r5j_journal_mode_set(mddev,
-				    mode == R5C_JOURNAL_MODE_WRITE_BACK);
+	return r5j_dm_journal_mode_set(mddev,
+				       mode == R5C_JOURNAL_MODE_WRITE_BACK);
 }
 EXPORT_SYMBOL(r5c_journal_mode_set);
