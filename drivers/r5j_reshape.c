@@ -200,6 +200,22 @@ int r5j_check_reshape(struct mddev *mddev)
 	return err;
 }
 
+/*
+ * dm-raid sets up a grow itself: the members it adds already have their
+ * slots beyond the old count (raid_disk), not In_sync and not in the conf
+ * yet.  They are what spares are to md core's grow.
+ */
+static bool dm_placed(struct r5j_conf *conf, struct md_rdev *rdev,
+		      int prev_disks)
+{
+	return rdev->raid_disk >= prev_disks &&
+	       rdev->raid_disk < R5J_MAX_DISKS &&
+	       !test_bit(In_sync, &rdev->flags) &&
+	       !test_bit(Faulty, &rdev->flags) &&
+	       !test_bit(Journal, &rdev->flags) &&
+	       !rcu_access_pointer(conf->disks[rdev->raid_disk].rdev);
+}
+
 /* md core (sync_action=reshape), reconfig_mutex held. */
 int r5j_start_reshape(struct mddev *mddev)
 {
@@ -221,8 +237,9 @@ int r5j_start_reshape(struct mddev *mddev)
 	rs.backwards = mddev->reshape_backwards;
 	rs.offset_diff = least_offset_diff(mddev, rs.backwards);
 	rdev_for_each(rdev, mddev)
-		if (rdev->raid_disk < 0 && !test_bit(Faulty, &rdev->flags) &&
-		    !test_bit(Journal, &rdev->flags))
+		if ((rdev->raid_disk < 0 && !test_bit(Faulty, &rdev->flags) &&
+		     !test_bit(Journal, &rdev->flags)) ||
+		    dm_placed(conf, rdev, rs.prev.raid_disks))
 			spares++;
 	for (i = 0; i < conf->raid_disks; i++)
 		if (r5j_repl_locked(conf, i))
@@ -289,7 +306,10 @@ int r5j_start_reshape(struct mddev *mddev)
 	 * sync_max after it ends.  Shrinking, spares stay spares.
 	 */
 	rdev_for_each(rdev, mddev) {
-		if (rdev->raid_disk >= 0 || test_bit(Faulty, &rdev->flags) ||
+		/* dm-raid's: hot_add takes the slot they name */
+		if ((rdev->raid_disk >= 0 &&
+		     !dm_placed(conf, rdev, rs.prev.raid_disks)) ||
+		    test_bit(Faulty, &rdev->flags) ||
 		    test_bit(Journal, &rdev->flags) || mddev->delta_disks < 0)
 			continue;
 		/* keeping the count: an empty slot only, never a replacement */
