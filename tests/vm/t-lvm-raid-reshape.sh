@@ -14,22 +14,31 @@
 #   2  lvconvert --type raid6: a takeover to raid6_ls_6 (a Q image added)
 #   3  lvconvert --stripes 4: a reshape adding a stripe (dm-raid's
 #      check_reshape / start_reshape), waited for, the LV extended over it
+#   4  dm-raid's journal, which lvm2 does not expose: a raid5 set on
+#      e0..e3 (no metadata devices) by dmsetup with journal_dev j,
+#      journal_mode writethrough; fio; removed and created again, the
+#      data verified; a reload with journal_mode writeback, its outcome
+#      recorded
 #
 # Asserts: each lvconvert succeeds; dm's table has the new type / device
 # count; dm-raid does not log "Failed to check/start reshape" (the
 # personality refused it); the LV's sync action ends idle; the data
 # written in 1 verifies after each step, and the whole grown LV takes
 # writes that verify; a check finds no mismatch at the end; no kernel
-# BUG/WARNING/Oops/hung task.
+# BUG/WARNING/Oops/hung task.  Step 4: the status line's journal field
+# says A (write-through, alive) and the data verifies after the set is
+# created again.
 # PERSONALITY=raid456 (validation): the same on raid456.
 #
-# Disks: 6 x 64 MiB.  Boots: 1.  Timeout: 240 s.
+# Disks: 6 x 64 MiB, 4 x 32 MiB, j (16 MiB).  Boots: 1.  Timeout: 240 s.
 
 . "$(dirname "$0")/lib.sh"
 
 export VM_FILES="${VM_FILES:+$VM_FILES }$R5J_ROOT/tools/boot/raid5j.conf $R5J_ROOT/tools/boot/raid5j-dmraid.conf"
 vm_disks 64M d0 d1 d2 d3 d4 d5
-vm_boot --timeout 240 - d0 d1 d2 d3 d4 d5 <<'EOF'
+vm_disks 32M e0 e1 e2 e3
+vm_disk j 16M
+vm_boot --timeout 240 - d0 d1 d2 d3 d4 d5 e0 e1 e2 e3 j <<'EOF'
 . /test/guest-lib.sh
 # lvm_q CMD...: run, lvm's "WARNING:" lines reworded (the console scan
 # takes them for the kernel's)
@@ -75,8 +84,58 @@ fio_verify r5all /dev/vg/r5 --rw=write --bs=64k --iodepth=4 --size=$(blockdev --
 lv_check r5
 run vgchange -an vg
 pass "t-lvm-raid-reshape/stripes"
+
+# dm-raid's journal (lvm2 has no option for it): a raid5 set of e0..e3
+# without metadata devices, journal on j, by hand
+E="- $(disk e0) - $(disk e1) - $(disk e2) - $(disk e3)"
+len=$((3 * $(blockdev --getsz "$(disk e0)")))
+jtable() {	# MODE
+	echo "0 $len raid raid5_ls 5 128 journal_dev $(disk j) journal_mode $1 4 $E"
+}
+jstatus() {
+	log "r5jt: $(dmsetup status r5jt)" >&2
+	dmsetup status r5jt
+}
+JF="--rw=write --bs=64k --iodepth=4 --size=12m"
+run dmsetup create r5jt --table "$(jtable writethrough)"
+run dmsetup mknodes r5jt
+sleep 1
+t=0
+while ! dmsetup status r5jt | awk '{ exit !($8 == "idle") }'; do
+	[ $t -lt $((MD_SYNC_TIMEOUT * 2)) ] || fail "r5jt: not idle: $(dmsetup status r5jt)"
+	sleep 0.5
+	t=$((t + 1))
+done
+log "r5jt: $(dmsetup table r5jt)"
+st=$(jstatus)
+expect_eq "$(echo "$st" | awk '{ print $NF }')" A "r5jt journal (write-through, alive)"
+fio_verify j1 /dev/mapper/r5jt $JF
+pass "t-lvm-raid-reshape/journal-writethrough"
+
+run dmsetup remove r5jt
+run dmsetup create r5jt --table "$(jtable writethrough)"
+run dmsetup mknodes r5jt
+st=$(jstatus)
+expect_eq "$(echo "$st" | awk '{ print $NF }')" A "r5jt journal (created again)"
+fio_verify j1 /dev/mapper/r5jt $JF --verify_only
+
+# journal_mode writeback in the table: recorded, not asserted (dm-raid
+# sets it in its constructor, before the set is read-write, which raid5j
+# refuses)
+run dmsetup suspend r5jt
+if dmsetup reload r5jt --table "$(jtable writeback)" >/tmp/wb.out 2>&1; then
+	run dmsetup resume r5jt
+	report jwb "table reload with journal_mode writeback: accepted, journal $(dmsetup status r5jt | awk '{ print $NF }')"
+	fio_verify j1 /dev/mapper/r5jt $JF --verify_only
+else
+	run dmsetup resume r5jt
+	report jwb "table reload with journal_mode writeback: refused ($(dmesg | grep -E 'journal mode|write-back' | tail -n 2 | sed 's/^\[[^]]*\] *//' | tr '\n' ' '))"
+fi
+run dmsetup remove r5jt
+pass "t-lvm-raid-reshape/journal-recreated"
 check dmesg
 pass
 EOF
 [ $? -eq 0 ] || vm_fail "the guest failed"
+vm_log "RECORDED: $(vm_val jwb)"
 exit 0
