@@ -472,9 +472,15 @@ report r456done "mdadm exit $?"
 sleep 60
 EOF
 			vm_fail "cycle $cycle: the raid456 boot cut during its recovery failed"
-		[ "$VM_KILLED" = 1 ] ||
+		# raid456 writing (validating the test) may leave no data-only
+		# stripe; raid5j's log at a cut under these writes always has
+		if [ "$VM_KILLED" = 1 ]; then
+			echo "cycle $cycle: power cut during raid456's recovery, $cut_ms ms after: $(vm_val r456rec); assembly: $(vm_val r456done)"
+		elif [ "$WRITE_PERSONALITY" = raid456 ]; then
+			echo "cycle $cycle: raid456's recovery found no data-only stripe: not cut ($(vm_val r456done))"
+		else
 			vm_fail "cycle $cycle: raid456's recovery was not cut (no data-only stripes seen)"
-		echo "cycle $cycle: power cut during raid456's recovery, $cut_ms ms after: $(vm_val r456rec); assembly: $(vm_val r456done)"
+		fi
 	fi
 
 	PERSONALITY=$RESTART_PERSONALITY vm_boot --timeout "$RESTART_TIMEOUT" \
