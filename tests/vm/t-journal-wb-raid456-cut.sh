@@ -15,6 +15,14 @@
 # raid5j keeps its log, raid456's rewrite and raid456's parity within the
 # ring (writeback_recoverable_by=raid456, the default: journal.md,
 # "raid456's room"), so raid456's writes never reach the log it found.
+# With the two bounds before the one predicate (journal.md) raid456's
+# parity wrapped onto the log it found: 37 acknowledged blocks lost,
+# mismatch_cnt 120.  Every member stays (RESTART_ALL=1): a member missing
+# loses blocks that were never written, reconstructed from stripes
+# raid456's recovery wrote half (its rewritten log is not found from the
+# old journal_tail), whoever recovers, fix or not.
+# RESTART_PERSONALITY=raid456 hangs in raid456's recovery (mdadm blocked
+# over 60 s), as raid456 does on write-back logs (t-boot-wb-guard).
 # Plain cuts (raid456 recovers).  PERSONALITY=raid456 validates the test:
 # it writes with its own write-back (its losses recorded, not asserted:
 # LOSS_RECORD, t-journal-wb-bigcache-powercut).  2 cycles.
