@@ -416,16 +416,44 @@ static void check_recovery_room(struct r5j_journal *log)
 }
 
 /*
- * The sectors raid456's recovery needs for @n data-only stripes holding
- * @d dirty blocks (journal.md, "raid456's room"): *@rewrite free after
- * the log (bound A), *@flush within the ring (bound B).  Computed only
- * here, so that the room, the high-water mark and journal_stats agree.
+ * Stripes raid456's recovery would find data-only (lock held): dirty
+ * ones and destages whose parity unit is not stable yet, as wb_lists
+ * counts them, so that what is in flight at a power cut is covered.
  */
-static void raid456_need(struct r5j_journal *log, u64 n, u64 d,
-			 u64 *rewrite, u64 *flush)
+static u64 raid456_data_only(struct r5j_journal *log)
 {
-	*rewrite = r5j_raid456_rewrite(n, d) * R5J_BLOCK_SECTORS;
-	*flush = r5j_raid456_flush(log->conf->max_degraded, n, d) *
+	u64 n = 0;
+	int i;
+
+	for (i = 0; i < R5J_RAID456_HASH_LISTS; i++)
+		n += log->wb_lists[i];
+	return n;
+}
+
+/*
+ * Sectors of the ring left beside the log and raid456's whole recovery
+ * of it (lock held; r5j_raid456_spare() is the one predicate), @more
+ * data-only stripes and @blocks dirty blocks counted beyond the present.
+ * The log is counted from the durable journal_tail (log->used drops only
+ * once the superblock has the new tail) with the quiesce reserve.
+ */
+static u64 raid456_spare(struct r5j_journal *log, u64 more, u64 blocks)
+{
+	u64 ring = div_u64(log->fmt.ring_sectors, R5J_BLOCK_SECTORS);
+	u64 used = div_u64(log->used, R5J_BLOCK_SECTORS) + 1;
+
+	return r5j_raid456_spare(ring, used, log->conf->max_degraded,
+				 raid456_data_only(log) + more,
+				 r5j_wbcache_dirty_blocks(log->conf) + blocks) *
+		R5J_BLOCK_SECTORS;
+}
+
+/* Sectors raid456's recovery of the log would write (lock held). */
+static u64 raid456_recovery_sectors(struct r5j_journal *log)
+{
+	return r5j_raid456_recovery(log->conf->max_degraded,
+				    raid456_data_only(log),
+				    r5j_wbcache_dirty_blocks(log->conf)) *
 		R5J_BLOCK_SECTORS;
 }
 
@@ -454,27 +482,21 @@ static u32 raid456_list_max(struct r5j_journal *log)
 /*
  * Sectors a payload may take and raid456's recovery still fit (lock
  * held), @more dirty stripes and @blocks dirty blocks counted beyond the
- * present.  @data: it caches writes, so the dirty total itself is capped
- * too.  Destages' parity is not held back: it frees more than it takes.
+ * present.  @data: it caches writes, so raid456's stripe limit applies
+ * too.  Destages' parity is not held back: once durable it takes 1 + P
+ * blocks of the log and frees the 2 + P + d of the stripe's recovery, and
+ * until then raid456 would not find it, so it never makes the need grow.
  */
 static u64 raid456_room(struct r5j_journal *log, struct r5j_stripe *sh,
 			u64 more, u64 blocks, bool data)
 {
-	u64 rewrite, flush, free;
-
 	if (!log->raid456_room)
 		return U64_MAX;
 	/* raid456's stripe limit, for a stripe becoming data-only */
 	if (data && more &&
 	    log->wb_lists[r5j_raid456_hash(sh->sector)] >= raid456_list_cap(log))
 		return 0;
-	raid456_need(log, log->wb_stripes + more,
-		     r5j_wbcache_dirty_blocks(log->conf) + blocks,
-		     &rewrite, &flush);
-	if (data && flush > log->fmt.ring_sectors)
-		return 0;
-	free = free_sectors(log);
-	return free > rewrite ? free - rewrite : 0;
+	return raid456_spare(log, more, blocks);
 }
 
 /* Room beyond what dirty stripes keep, @more of them counted (lock held). */
@@ -868,16 +890,12 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 
 	spin_lock_irq(&log->lock);
 	use = log->used + r5j_journal_wb_kept(log, log->wb_stripes);
-	if (log->raid456_room && log->wb_stripes) {
+	if (log->raid456_room && raid456_data_only(log)) {
 		/* writes are not cached past raid456's room: destage before */
 		u32 cap = raid456_list_cap(log);
-		u64 rewrite, flush;
 
-		raid456_need(log, log->wb_stripes,
-			     r5j_wbcache_dirty_blocks(log->conf),
-			     &rewrite, &flush);
-		use = max3(use, log->used + R5J_BLOCK_SECTORS + rewrite,
-			   flush);
+		use = max(use, log->used + R5J_BLOCK_SECTORS +
+			  raid456_recovery_sectors(log));
 		/* the fullest hash list, as a share of the ring */
 		use = max(use, cap ? div_u64(ring * raid456_list_max(log),
 					     cap) : ring);
@@ -1520,7 +1538,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 {
 	struct r5j_journal_stats st;
 	u64 used, ring, tail, head, seq, wb_reserved, wb_stripes;
-	u64 rewrite, flush;
+	u64 data_only, recovery;
 	u32 list_cap, list_max;
 	bool failed;
 	int len = 0;
@@ -1529,8 +1547,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	st = log->stats;
 	wb_reserved = r5j_journal_wb_kept(log, log->wb_stripes);
 	wb_stripes = log->wb_stripes;
-	raid456_need(log, wb_stripes, r5j_wbcache_dirty_blocks(log->conf),
-		     &rewrite, &flush);
+	data_only = raid456_data_only(log);
+	recovery = raid456_recovery_sectors(log);
 	list_cap = raid456_list_cap(log);
 	list_max = raid456_list_max(log);
 	used = log->used;
@@ -1559,8 +1577,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n"
 			  "parity_waits %llu\nwb_stripes %llu\nroom_short %llu\n"
 			  "fixed_reserve %d\nx_units %llu\n"
-			  "raid456_room %d\nraid456_rewrite_sectors %llu\n"
-			  "raid456_flush_sectors %llu\n"
+			  "raid456_room %d\nraid456_data_only %llu\n"
+			  "raid456_recovery_sectors %llu\n"
 			  "raid456_list_cap %u\nraid456_list_max %u\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.log_flushes, st.empty_units, st.stripes,
@@ -1581,7 +1599,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  READ_ONCE(log->conf->destage_batches),
 			  st.parity_waits, wb_stripes, st.room_short,
 			  log->fixed, st.x_units, log->raid456_room,
-			  rewrite, flush, list_cap, list_max);
+			  data_only, recovery, list_cap, list_max);
 	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 

@@ -90,6 +90,15 @@
 # carries the guest's MemAvailable and Slab (kB), and the cycle line
 # prints them before the writes and at the cut, with the kmalloc-96/128/192
 # slabs' active objects (the journal cache's index entries).
+# R456_CUT=1 adds a boot between the cut and boot 2: raid456 assembles as
+# boot 2 would, the members throttled as in the writing boot
+# (MEMBER_DRIVE_OPTS), and the power is cut 0.3 s + 0-R456_CUT_MS ms
+# (1200) after its
+# recovery printed "recovering N data-only stripes" (it rewrites them after
+# the log and logs their parity before its superblock leaves the old log:
+# journal.md, "raid456's room"); boot 2 recovers from what that left.
+# RESTART_ALL=1: no member missing after the cut (boot 2 and the raid456
+# boot assemble all of them).
 # REFUSE_PERSONALITY=raid456 adds a boot between the cut and boot 2 that
 # assembles as boot 2 would under that personality, whose recovery must
 # fail: REFUSE_MSG (a regex) in dmesg, no kernel bug.  Mainline then runs
@@ -134,6 +143,9 @@ STRIPE_CACHE=${STRIPE_CACHE:-}
 JWATCH=${JWATCH:-0}
 LOSS_RECORD=${LOSS_RECORD:-0}
 REC_CUT=${REC_CUT:-0}
+R456_CUT=${R456_CUT:-0}
+RESTART_ALL=${RESTART_ALL:-0}
+R456_CUT_MS=${R456_CUT_MS:-1200}
 LOG_HIGH=${LOG_HIGH:-}
 CUT_FULL=${CUT_FULL:-0}
 CUT_MARGIN=${CUT_MARGIN:-50}
@@ -190,6 +202,7 @@ caught=0
 
 for cycle in $(seq 1 "$CYCLES"); do
 	missing=d$(( (cycle - 1) % NMEMBERS ))
+	[ "$RESTART_ALL" = 1 ] && missing=
 	kill_ms=$(( CUT_MS + RANDOM % 4000 ))
 	wmembers=
 	for m in $MEMBERS; do
@@ -430,6 +443,46 @@ EOF
 		echo "cycle $cycle: power cut during recovery, $cut_ms ms after: $(vm_val tailmove)"
 	fi
 
+	if [ "$R456_CUT" = 1 ]; then
+		# raid456's recovery rewrites the data-only stripes after the
+		# log and logs their parity; its superblock keeps the old
+		# journal_tail until assembly ends, so the old log must survive
+		# (members throttled as in the writing boot: the stripes'
+		# member writes, which its assembly waits for, take seconds)
+		cut_ms=$((300 + RANDOM % R456_CUT_MS))
+		rmembers=
+		for m in $MEMBERS; do
+			rmembers="$rmembers $m${MEMBER_DRIVE_OPTS:+,$MEMBER_DRIVE_OPTS}"
+		done
+		PERSONALITY=raid456 vm_boot --timeout 180 --kill-mark r456rec \
+			--kill-after "$((cut_ms / 1000)).$(printf '%03d' $((cut_ms % 1000)))" \
+			--env MISSING="$missing" --env MEMBERS="$MEMBERS" \
+			- $rmembers j <<'EOF' ||
+. /test/guest-lib.sh
+load_personality
+(
+	while ! dmesg | grep -q 'data-only stripes'; do
+		sleep 0.02
+	done
+	report r456rec "$(dmesg | grep -o 'recovering [0-9]* data-only.*' | head -n 1)"
+	mark r456rec
+) &
+mdadm --assemble --run /dev/md0 $(disks_but "$MISSING" $MEMBERS) $(disk j)
+report r456done "mdadm exit $?"
+sleep 60
+EOF
+			vm_fail "cycle $cycle: the raid456 boot cut during its recovery failed"
+		# raid456 writing (validating the test) may leave no data-only
+		# stripe; raid5j's log at a cut under these writes always has
+		if [ "$VM_KILLED" = 1 ]; then
+			echo "cycle $cycle: power cut during raid456's recovery, $cut_ms ms after: $(vm_val r456rec); assembly: $(vm_val r456done)"
+		elif [ "$WRITE_PERSONALITY" = raid456 ]; then
+			echo "cycle $cycle: raid456's recovery found no data-only stripe: not cut ($(vm_val r456done))"
+		else
+			vm_fail "cycle $cycle: raid456's recovery was not cut (no data-only stripes seen)"
+		fi
+	fi
+
 	PERSONALITY=$RESTART_PERSONALITY vm_boot --timeout "$RESTART_TIMEOUT" \
 		--env JOURNAL="$JOURNAL" --env MISSING="$missing" \
 		--env MEMBERS="$MEMBERS" --env NMEMBERS=$NMEMBERS \
@@ -439,7 +492,9 @@ load_personality
 members=$(disks_but "$MISSING" $MEMBERS)
 if [ "$JOURNAL" = 1 ]; then
 	run mdadm --assemble --run /dev/md0 $members $(disk j)
-	check state "[$NMEMBERS/$((NMEMBERS - 1))]" /dev/md0
+	up=$NMEMBERS
+	[ -n "$MISSING" ] && up=$((NMEMBERS - 1))
+	check state "[$NMEMBERS/$up]" /dev/md0
 	dmesg | grep -E 'journal:|r5l|recover' | tail -3
 	grep -q resync /proc/mdstat && fail "a resync started despite the journal"
 	report recovered "$(jstat recovered_wb_stripes)"
@@ -454,9 +509,11 @@ else
 fi
 dd if=/dev/md0 of=$(disk dump) bs=1M 2>/dev/null || fail "copying the array failed"
 sync
-run mdadm /dev/md0 --add $(disk $MISSING)
-fast_sync
-wait_sync /dev/md0
+if [ -n "$MISSING" ]; then
+	run mdadm /dev/md0 --add $(disk $MISSING)
+	fast_sync
+	wait_sync /dev/md0
+fi
 check state "[$NMEMBERS/$NMEMBERS]" /dev/md0
 echo check > /sys/block/md0/md/sync_action
 wait_sync /dev/md0
