@@ -74,12 +74,14 @@ u64 r5j_raid456_recovery(int p, u64 stripes, u64 blocks)
  * the recovery, so nothing raid456 writes may reach it: log + recovery
  * within the ring, with one block more because raid456's free-space test
  * is strict (the stripe at its new tail finding no room is a BUG()).
- * @stripes counts every stripe raid456 would find data-only: dirty ones
- * and destages whose parity is not durable yet.
+ * With no data-only stripe raid456 rewrites nothing: the log alone, as
+ * in write-through (a tiny ring needs that block).  @stripes counts
+ * every stripe raid456 would find data-only: dirty ones and destages
+ * whose parity is not durable yet.
  */
 u64 r5j_raid456_spare(u64 ring, u64 log, int p, u64 stripes, u64 blocks)
 {
-	u64 need = r5j_raid456_recovery(p, stripes, blocks) + 1;
+	u64 need = stripes ? r5j_raid456_recovery(p, stripes, blocks) + 1 : 0;
 
 	if (log >= ring || need >= ring - log)
 		return 0;

@@ -142,7 +142,9 @@ static void test_raid456_model(void)
 	CHECK_EQ(r5j_raid456_recovery(1, 0, 0), 0);
 	CHECK_EQ(r5j_raid456_recovery(1, 100, 100), 401);
 	CHECK_EQ(r5j_raid456_recovery(2, 100, 100), 501);
-	CHECK_EQ(r5j_raid456_spare(1000, 0, 1, 0, 0), 999);
+	/* nothing data-only: the log alone (write-through's tiny rings) */
+	CHECK_EQ(r5j_raid456_spare(1000, 0, 1, 0, 0), 1000);
+	CHECK_EQ(r5j_raid456_spare(1000, 999, 1, 0, 0), 1);
 	CHECK_EQ(r5j_raid456_spare(1000, 1000, 1, 0, 0), 0);
 	CHECK_EQ(r5j_raid456_spare(1000, 598, 1, 100, 100), 0);
 	CHECK_EQ(r5j_raid456_spare(1000, 597, 1, 100, 100), 1);
