@@ -240,9 +240,10 @@ struct r5j_conf {
 	/*
 	 * Reshape (Documentation/reshape.md): array sectors on the done side
 	 * of reshape_progress map through rs.next (conf->geom), the others
-	 * through rs.prev.  reshape_safe is the position on disk.  Both are
-	 * set once by run() and do not move: raid5j serves I/O on an array a
-	 * reshape was interrupted on but does not continue it yet.
+	 * through rs.prev.  reshape_safe is the position on disk.  run() sets
+	 * both from the superblock; the reshape engine (r5j_reshape.c) moves
+	 * them as it continues the reshape, unless check_reshape() refuses
+	 * the kind, and then the reshape is held where it is.
 	 */
 	bool reshaping;
 	bool reshape_warned;		/* check_reshape said why, once */

@@ -248,8 +248,9 @@ static const char *reshape_offset_bad(struct mddev *mddev,
  * geometries from the superblock fields md core loaded
  * (Documentation/reshape.md, section 1), accepted exactly when raid456
  * would resume it without userspace help (r5j_reshape_resume_ok()).
- * raid5j then serves I/O through both geometries but does not continue
- * the reshape: check_reshape() refuses, so md core starts nothing.
+ * raid5j serves I/O through both geometries; r5j_check_reshape() then
+ * decides whether the reshape continues (r5j_reshape.c) or, for a kind
+ * it does not run, is held where it is.
  */
 static int reshape_setup(struct mddev *mddev, struct r5j_reshape *rs)
 {
