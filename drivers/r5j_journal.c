@@ -845,14 +845,6 @@ void r5j_journal_count_rmw(struct r5j_journal *log, int saved)
 	spin_unlock_irq(&log->lock);
 }
 
-bool r5j_journal_pressure(struct r5j_journal *log)
-{
-	/* the write-back cache has its own mark (r5j_journal_over_high()) */
-	if (r5j_wbcache_active(log->conf))
-		return false;
-	return READ_ONCE(log->used) * 2 >= log->fmt.ring_sectors;
-}
-
 /*
  * Write-back cache: is the ring's use (blocks and parity reserve) above
  * @high percent?  Then the stripes pinning units with an lsn below
@@ -1556,7 +1548,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "destaged_full %llu\ndestaged_partial %llu\n"
 			  "destage_reads %llu\nrecovered_wb_stripes %llu\n"
 			  "destaged_rmw %llu\ndestage_reads_saved %llu\n"
-			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n"
+			  "dirty_high %d\ndirty_low %d\n"
 			  "parity_waits %llu\nwb_stripes %llu\nroom_short %llu\n"
 			  "fixed_reserve %d\nx_units %llu\n"
 			  "raid456_room %d\nraid456_rewrite_sectors %llu\n"
@@ -1578,7 +1570,6 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  st.destage_reads_saved,
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_high)),
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
-			  READ_ONCE(log->conf->destage_batches),
 			  st.parity_waits, wb_stripes, st.room_short,
 			  log->fixed, st.x_units, log->raid456_room,
 			  rewrite, flush, list_cap, list_max);

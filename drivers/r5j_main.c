@@ -40,10 +40,11 @@ bool r5j_has_failed(struct r5j_conf *conf)
 }
 
 /*
- * Write-back: idle dirty stripes go to the members in batches once the
- * cache holds too many (or a writer waits for a free stripe), once dirty
- * for a full period of the reclaim thread (5-10 s), when the journal is
- * half full or failed, on quiesce and when write-back is switched off.
+ * Write-back: idle dirty stripes are evicted or go to the members once
+ * the cache holds too many (or a writer waits for a free stripe); they go
+ * to the members once dirty for a full period of the reclaim thread
+ * (5-10 s), when the journal passes writeback_log_high or failed, on
+ * quiesce and when write-back is switched off (r5j_wbcache_destage_idle()).
  * Full stripes do not wait here (finish_cached_write()).
  */
 static bool destage_more(struct r5j_conf *conf)
@@ -54,8 +55,8 @@ static bool destage_more(struct r5j_conf *conf)
 		return false;
 	aged = xchg(&conf->destage_aged, false);
 	all = conf->quiesce || !READ_ONCE(conf->writeback) || !conf->log ||
-	      r5j_journal_failed(conf->log) || r5j_journal_pressure(conf->log);
-	return r5j_destage_idle(conf, all, aged);
+	      r5j_journal_failed(conf->log);
+	return r5j_wbcache_destage_idle(conf, all, aged);
 }
 
 static void r5j_daemon(struct md_thread *thread)
