@@ -452,6 +452,12 @@ void r5j_geom_thaw(struct mddev *mddev, struct r5j_conf *conf);
 int r5j_calc_degraded(struct r5j_conf *conf);
 bool r5j_has_failed(struct r5j_conf *conf);
 
+/* r5j_debugfs.c: test hooks, read at assembly */
+extern u32 r5j_hook_raid456_stripes;
+extern bool r5j_hook_recovery_unit_by_unit;
+void r5j_debugfs_init(void);
+void r5j_debugfs_exit(void);
+
 static inline void r5j_blist_init(struct r5j_blist *l)
 {
 	l->head = NULL;

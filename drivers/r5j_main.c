@@ -1352,6 +1352,7 @@ static int __init r5j_init(void)
 		if (err)
 			goto fail;
 	}
+	r5j_debugfs_init();
 	pr_info("raid5j: RAID4/5/6 personality with write journal registered\n");
 	return 0;
 fail:
@@ -1367,6 +1368,7 @@ static void __exit r5j_exit(void)
 
 	for (i = 0; i < ARRAY_SIZE(r5j_personalities); i++)
 		unregister_md_personality(&r5j_personalities[i]);
+	r5j_debugfs_exit();
 	kmem_cache_destroy(r5j_bref_cache);
 }
 
