@@ -1314,8 +1314,7 @@ static void finish_cached_write(struct r5j_stripe *sh)
 	 * its head): it will be rewritten, and a write to it while its member
 	 * writes queue would wait for them (journal.md "Destage policy").
 	 */
-	if (stripe_full(sh) && !(test_bit(R5J_STRIPE_HOT, &sh->state) &&
-				 r5j_wbcache_active(conf)))
+	if (stripe_full(sh) && !test_bit(R5J_STRIPE_HOT, &sh->state))
 		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
 	for (i = 0; i < sh->disks; i++)
 		while ((ref = r5j_blist_pop(&sh->dev[i].written)))

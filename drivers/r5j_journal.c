@@ -28,45 +28,64 @@
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include "raid5j/crc32c.h"
 #include "raid5j/sb1csum.h"
 #include "r5j_journal_int.h"
 
 /*
- * Rule 8' (journal.md, "Beyond half the ring"): a fixed ring reserve and
- * one parity unit X for the stripes pinning the oldest unit, in place of
- * P pages per dirty stripe.  Read when the journal is loaded (assembly);
- * off by default until recovery's unit-by-unit loop has landed.
+ * Who may recover a write-back log after a crash (journal.md section 15),
+ * read when a journal is loaded (assembly):
+ *  raid456  the log stays within what raid456's recovery can rewrite and
+ *           flush after a power cut (log->raid456_room): a payload that
+ *           caches writes (DATA) is logged only while both bounds hold, a
+ *           write that does not fit goes through or joins its stripe's
+ *           destage.
+ *  raid5j   the journal's whole capacity (log->fixed): a fixed ring
+ *           reserve and one parity unit X for the stripes pinning the
+ *           oldest unit, in place of P pages per dirty stripe; only raid5j
+ *           (or r5jtool replay) recovers the log.
  */
-static bool wb_fixed_reserve;
-module_param_named(writeback_fixed_reserve, wb_fixed_reserve, bool, 0644);
-MODULE_PARM_DESC(writeback_fixed_reserve,
-		 "write-back: rule 8', a fixed journal reserve in place of parity pages per dirty stripe; read at assembly (default 0)");
+enum r5j_recoverable_by {
+	R5J_RECOVERABLE_BY_RAID456,
+	R5J_RECOVERABLE_BY_RAID5J,
+};
 
-/*
- * raid456's room (journal.md, "raid456's room"): keep the write-back log
- * within what raid456's recovery can rewrite (its data-only stripes after
- * the log) and flush (their parity, all at once, within the ring) after a
- * power cut.  A payload that caches writes (DATA) is logged only while
- * both bounds hold; a write that does not fit goes through or joins its
- * stripe's destage.  Read when the journal is loaded (assembly).
- */
-static bool wb_raid456_room = true;
-module_param_named(writeback_raid456_room, wb_raid456_room, bool, 0644);
-MODULE_PARM_DESC(writeback_raid456_room,
-		 "write-back: keep the log within what raid456's recovery can rewrite and flush after a power cut (data payloads logged only while both bounds hold); 0 lifts it, and only raid5j may then assemble the array after a crash; read at assembly (default 1)");
+static const char * const recoverable_by_names[] = {
+	[R5J_RECOVERABLE_BY_RAID456] = "raid456",
+	[R5J_RECOVERABLE_BY_RAID5J] = "raid5j",
+};
 
-/*
- * raid456's limit (journal.md, "raid456's stripe limit"): raid456's
- * recovery holds a log's data-only stripes in its stripe cache, at most
- * 32768 in 8 hash lists, and when one list is short md runs the array
- * without its log.  Part of raid456's room.  A parameter so that tests
- * reach it with small journals.
- */
-static uint wb_raid456_stripes = R5J_RAID456_MAX_STRIPES;
-module_param_named(writeback_raid456_stripes, wb_raid456_stripes, uint, 0644);
-MODULE_PARM_DESC(writeback_raid456_stripes,
-		 "write-back: the data-only stripes raid456's journal recovery can hold (a share per hash list); with writeback_raid456_room the log holds no more; read at assembly (default 32768, raid456's limit)");
+static int wb_recoverable_by = R5J_RECOVERABLE_BY_RAID456;
+
+static int recoverable_by_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(recoverable_by_names, val);
+
+	if (i < 0) {
+		pr_err("raid5j: writeback_recoverable_by=%s: must be raid456 or raid5j\n",
+		       val);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = i;
+	return 0;
+}
+
+static int recoverable_by_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 recoverable_by_names[*(int *)kp->arg]);
+}
+
+static const struct kernel_param_ops recoverable_by_ops = {
+	.set = recoverable_by_set,
+	.get = recoverable_by_get,
+};
+
+module_param_cb(writeback_recoverable_by, &recoverable_by_ops,
+		&wb_recoverable_by, 0444);
+MODULE_PARM_DESC(writeback_recoverable_by,
+		 "write-back: who may recover the log after a crash: raid456 (the log stays within what raid456's recovery takes, less than the whole journal for dirty data) or raid5j (the journal's whole capacity, only raid5j assembles the array after a crash); read at assembly (default raid456)");
 
 static void wake_reclaim(struct r5j_journal *log)
 {
@@ -867,14 +886,6 @@ void r5j_journal_count_rmw(struct r5j_journal *log, int saved)
 	spin_unlock_irq(&log->lock);
 }
 
-bool r5j_journal_pressure(struct r5j_journal *log)
-{
-	/* the write-back cache has its own mark (r5j_journal_over_high()) */
-	if (r5j_wbcache_active(log->conf))
-		return false;
-	return READ_ONCE(log->used) * 2 >= log->fmt.ring_sectors;
-}
-
 /*
  * Write-back cache: is the ring's use (blocks and parity reserve) above
  * @high percent?  Then the stripes pinning units with an lsn below
@@ -1574,7 +1585,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "destaged_full %llu\ndestaged_partial %llu\n"
 			  "destage_reads %llu\nrecovered_wb_stripes %llu\n"
 			  "destaged_rmw %llu\ndestage_reads_saved %llu\n"
-			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n"
+			  "dirty_high %d\ndirty_low %d\n"
 			  "parity_waits %llu\nwb_stripes %llu\nroom_short %llu\n"
 			  "fixed_reserve %d\nx_units %llu\n"
 			  "raid456_room %d\nraid456_data_only %llu\n"
@@ -1596,7 +1607,6 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  st.destage_reads_saved,
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_high)),
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
-			  READ_ONCE(log->conf->destage_batches),
 			  st.parity_waits, wb_stripes, st.room_short,
 			  log->fixed, st.x_units, log->raid456_room,
 			  data_only, recovery, list_cap, list_max);
@@ -1650,10 +1660,10 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	/* stripes one unit may pin: a small part of the ring (rule 8) */
 	BUILD_BUG_ON(R5J_WB_MAX_PINS != R5J_UNIT_MAX_PINS);
 	log->pin_cap = r5j_wb_pin_cap(log->fmt.ring_sectors);
-	log->raid456_room = READ_ONCE(wb_raid456_room);
-	log->raid456_stripes = READ_ONCE(wb_raid456_stripes);
+	log->raid456_room = wb_recoverable_by == R5J_RECOVERABLE_BY_RAID456;
+	log->raid456_stripes = READ_ONCE(r5j_hook_raid456_stripes);
 	/* rule 8': C, so that X's parity fits a unit and its head pool */
-	log->fixed = READ_ONCE(wb_fixed_reserve);
+	log->fixed = wb_recoverable_by == R5J_RECOVERABLE_BY_RAID5J;
 	if (log->fixed)
 		log->pin_cap = r5j_wb_x_cap(log->pin_cap,
 					    r5j_parity_batch(conf->max_degraded));

@@ -40,10 +40,11 @@ bool r5j_has_failed(struct r5j_conf *conf)
 }
 
 /*
- * Write-back: idle dirty stripes go to the members in batches once the
- * cache holds too many (or a writer waits for a free stripe), once dirty
- * for a full period of the reclaim thread (5-10 s), when the journal is
- * half full or failed, on quiesce and when write-back is switched off.
+ * Write-back: idle dirty stripes are evicted or go to the members once
+ * the cache holds too many (or a writer waits for a free stripe); they go
+ * to the members once dirty for a full period of the reclaim thread
+ * (5-10 s), when the journal passes writeback_log_high or failed, on
+ * quiesce and when write-back is switched off (r5j_wbcache_destage_idle()).
  * Full stripes do not wait here (finish_cached_write()).
  */
 static bool destage_more(struct r5j_conf *conf)
@@ -54,8 +55,8 @@ static bool destage_more(struct r5j_conf *conf)
 		return false;
 	aged = xchg(&conf->destage_aged, false);
 	all = conf->quiesce || !READ_ONCE(conf->writeback) || !conf->log ||
-	      r5j_journal_failed(conf->log) || r5j_journal_pressure(conf->log);
-	return r5j_destage_idle(conf, all, aged);
+	      r5j_journal_failed(conf->log);
+	return r5j_wbcache_destage_idle(conf, all, aged);
 }
 
 static void r5j_daemon(struct md_thread *thread)
@@ -1352,6 +1353,7 @@ static int __init r5j_init(void)
 		if (err)
 			goto fail;
 	}
+	r5j_debugfs_init();
 	pr_info("raid5j: RAID4/5/6 personality with write journal registered\n");
 	return 0;
 fail:
@@ -1367,6 +1369,7 @@ static void __exit r5j_exit(void)
 
 	for (i = 0; i < ARRAY_SIZE(r5j_personalities); i++)
 		unregister_md_personality(&r5j_personalities[i]);
+	r5j_debugfs_exit();
 	kmem_cache_destroy(r5j_bref_cache);
 }
 

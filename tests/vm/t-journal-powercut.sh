@@ -46,16 +46,17 @@
 # dirty_stripes, evicted_stripes and dirty_bytes every 0.5 s (VAL jstat;
 # the writer's acks then share the result port through a FIFO, see
 # guest-lib.sh share_result_port) and boot 2 the data-only stripes its
-# recovery destaged (recovered_wb_stripes).  With raid5j's journal cache
-# (guest-lib.sh wb_journal_cache) and STRIPE_CACHE set, each cycle must
-# have seen evicted stripes and recovered more data-only stripes than the
-# stripe cache holds: most of the dirty data was only in the journal.
+# recovery destaged (recovered_wb_stripes).  With raid5j writing and
+# STRIPE_CACHE set, each cycle must have seen evicted stripes and
+# recovered more data-only stripes than the stripe cache holds: most of
+# the dirty data had left the stripe cache for the journal.
 # LOSS_RECORD=1 records lost acknowledged blocks instead of failing (the
 # wrapper sets it when raid456 writes or recovers: raid456 has that bug
 # there, testing.md 4e); mismatch_cnt and the restart are still asserted.
 #
 # Unit-by-unit recovery (journal.md section 15, "Recovery with a nearly
-# full ring"): with R5J_MODPARAMS recovery_unit_by_unit=1 every boot 2 of
+# full ring"): with R5J_DEBUGFS recovery_unit_by_unit=1 (raid5j's test
+# hook, guest-lib.sh r5j_debugfs_set) every boot 2 of
 # raid5j that destaged data-only stripes must report "journal recovery: N
 # units, M tail moves" with N > 0.  REC_CUT=1 (raid5j recovering) adds a
 # boot between 1 and 2: assemble as boot 2 does, and cut the power 0-0.6 s
@@ -153,7 +154,7 @@ CUT_SLACK=${CUT_SLACK:-256}
 [ "$CUT_FULL" = 1 ] || [ -n "$CUT_STRIPES" ] && [ "$WRITE_PERSONALITY" = raid5j ] &&
 	[ "$JWATCH" != 1 ] && vm_fail "CUT_FULL=1 and CUT_STRIPES need JWATCH=1"
 UNIT_REC=0
-printf ' %s ' "${R5J_MODPARAMS:-}" | grep -Eq ' recovery_unit_by_unit=(1|Y|y) ' &&
+printf ' %s ' "${R5J_DEBUGFS:-}" | grep -Eq ' recovery_unit_by_unit=(1|Y|y) ' &&
 	UNIT_REC=1
 vm_disk j "${JOURNAL_MB}M"
 dump_mb=$((DATA_DISKS * MEMBER_MB + 16))
@@ -257,7 +258,7 @@ kmallocs() {
 		/proc/slabinfo 2>/dev/null
 }
 if [ "$JWATCH" = 1 ] && [ "$PERSONALITY" = raid5j ]; then
-	wb_journal_cache && report wbcache 1
+	report wbcache 1
 	report mem0 "$(meminfo)$(kmallocs)"
 	share_result_port
 	# P parity pages a stripe, B stripes a parity meta block (recovery)
@@ -351,7 +352,7 @@ EOF
 		echo "cycle $cycle: last journal_stats before the cut:$(vm_val jstat | sed 's/^/ /');" \
 			"max evicted_stripes ${ev_max:-n/a}, max dirty_stripes $(jmax dirty_stripes)"
 		if [ "$wbcache" = 1 ] && [ "${ev_max:-0}" -le 0 ]; then
-			vm_fail "cycle $cycle: journal cache on, but no stripe was evicted before the cut"
+			vm_fail "cycle $cycle: raid5j wrote, but no stripe was evicted before the cut"
 		fi
 		jring=$(jmax ring_sectors)
 		dmax=$(jmax dirty_bytes)
@@ -541,7 +542,7 @@ EOF
 		echo "cycle $cycle: recovery destaged ${rec:-?} data-only stripes"
 		if [ "$wbcache" = 1 ] && [ "$REC_CUT" != 1 ] &&
 		   [ -n "$STRIPE_CACHE" ] && [ "${rec:-0}" -le "$STRIPE_CACHE" ]; then
-			vm_fail "cycle $cycle: journal cache on, but recovery destaged only ${rec:-0} data-only stripes (stripe cache $STRIPE_CACHE): the dirty data was not beyond RAM"
+			vm_fail "cycle $cycle: raid5j wrote, but recovery destaged only ${rec:-0} data-only stripes (stripe cache $STRIPE_CACHE): the dirty data was not beyond the stripe cache"
 		fi
 	fi
 	mkdir -p "$CUT_DIR"

@@ -27,7 +27,7 @@
 # Measured (2026-12-06, 6.1): the fullest list reached 3808 and no more;
 # raid456 "recovering 3643 data-only stripes and 724 data-parity
 # stripes", every block verified; 42 s.  With the cap above raid456's
-# share (R5J_MODPARAMS=writeback_raid456_stripes=36000: 4212) raid456
+# share (R5J_DEBUGFS=raid456_stripes=36000: 4212) raid456
 # prints "Cannot increase cache size", runs the array without its log,
 # and boot 2 fails, on that line and (without it) on the verify.
 . "$(dirname "$0")/lib.sh"
