@@ -1295,20 +1295,22 @@ int r5j_journal_set_tail(struct r5j_journal *log, u64 tail)
 {
 	struct mddev *mddev = log->mddev;
 	struct md_rdev *rdev;
+	bool pending;
 	int err;
 
 	/*
 	 * Bad blocks recorded for blocks the log held and could not give
 	 * back (destage_lost()) reach the members' superblocks before the
 	 * tail leaves those blocks: else a crash in between would let the
-	 * members' stale blocks read as good.
+	 * members' stale blocks read as good.  So do ranges cleared by
+	 * writes the log held (r5j_handle.c clear_range() marks the update
+	 * pending): else the written blocks would read EIO.
 	 */
-	rdev_for_each(rdev, mddev) {
-		if (md_is_rdwr(mddev) && rdev->badblocks.unacked_exist) {
-			md_update_sb(mddev, 1);
-			break;
-		}
-	}
+	pending = test_bit(MD_SB_CHANGE_PENDING, &mddev->sb_flags);
+	rdev_for_each(rdev, mddev)
+		pending |= rdev->badblocks.unacked_exist;
+	if (md_is_rdwr(mddev) && pending)
+		md_update_sb(mddev, 1);
 	if (md_is_rdwr(mddev) && write_tail_only(log, tail, &err))
 		return err;
 	/*

@@ -165,6 +165,24 @@ static void replay_write_failed(struct r5j_conf *conf, struct md_rdev *rdev,
 }
 
 /*
+ * A replayed write over a recorded bad range succeeded: the block is good
+ * again (as at run time, r5j_handle.c clear_made_good()); sync_members()
+ * writes the superblocks before the log that holds the block goes.
+ */
+static void clear_written_range(struct r5j_conf *conf, struct md_rdev *rdev,
+				sector_t sector)
+{
+	sector_t first_bad;
+	int bad_sectors;
+
+	if (!is_badblock(rdev, sector, R5J_STRIPE_SECTORS, &first_bad,
+			 &bad_sectors) ||
+	    rdev_clear_badblocks(rdev, sector, R5J_STRIPE_SECTORS, 0))
+		return;
+	set_mask_bits(&conf->mddev->sb_flags, 0, BIT(MD_SB_CHANGE_PENDING));
+}
+
+/*
  * Write @page as @member's block of stripe @sector, replacement too, at
  * the members' data offset, or at new_data_offset for a stripe of the
  * next geometry of a reshape (@next).  Not sync_page_io(): mid-reshape
@@ -199,6 +217,8 @@ static void write_page(struct rec_ctx *rc, sector_t sector, int member,
 			continue;
 		}
 		rc->blocks++;
+		if (!next)
+			clear_written_range(conf, rdev, sector);
 	}
 }
 
