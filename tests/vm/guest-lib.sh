@@ -463,8 +463,8 @@ r5j_debugfs_set() {
 # evicted_stripes rise and fall between two reads) until jstat_watch_stop.
 # KEY "fill" is used_sectors + wb_reserved_sectors of one sample (the log
 # room taken, the parity reserve of the dirty stripes included); "r456" is
-# used_sectors + raid456_rewrite_sectors (what raid456's recovery would
-# need free after the log's start: at most the ring).
+# used_sectors + raid456_recovery_sectors (the log and what raid456's
+# recovery of it would write: within the ring).
 jstat_watch_start() {
 	rm -f /tmp/jwatch.stop /tmp/jwatch.max
 	(
@@ -477,7 +477,7 @@ jstat_watch_start() {
 				used_sectors | wb_reserved_sectors) fill=$((fill + v)) ;;
 				esac
 				case $k in
-				used_sectors | raid456_rewrite_sectors) r456=$((r456 + v)) ;;
+				used_sectors | raid456_recovery_sectors) r456=$((r456 + v)) ;;
 				esac
 				[ -n "${max[$k]+x}" ] && [ "$v" -gt "${max[$k]}" ] 2>/dev/null &&
 					max[$k]=$v

@@ -59,7 +59,7 @@ stall_watch_start
 hang_watchdog "$LIMIT_S"
 [ "$PERSONALITY" = raid5j ] &&
 	jstat_watch_start used_sectors fill evicted_stripes dirty_bytes dirty_stripes \
-		r456 raid456_flush_sectors
+		r456
 # shellcheck disable=SC2086
 fio_watched full /dev/md0 $FIO
 say "$((WRITE_MB)) MiB of random 4K writes + verify: $(echo "$t1 $t0" | awk '{ print $1 - $2 }') s, longest stall of md0's I/O ${stall} s"
@@ -81,8 +81,7 @@ if [ "$PERSONALITY" = raid5j ]; then
 		# the daemon counts it (raid456's room included when on)
 		r456pct=0
 		[ "$(jstat raid456_room)" = 1 ] &&
-			r456pct=$(( $(jstat_max r456) > $(jstat_max raid456_flush_sectors) ?
-				$(jstat_max r456) * 100 / ring : $(jstat_max raid456_flush_sectors) * 100 / ring ))
+			r456pct=$(( $(jstat_max r456) * 100 / ring ))
 		[ "$sw" -gt 0 ] || [ "$pct" -ge "$h" ] || [ "$r456pct" -ge "$h" ] ||
 			fail "the journal never filled: no space wait, at most $pct % used or reserved, $r456pct % of raid456's room (writeback_log_high $h %)"
 		[ "$(jstat_max evicted_stripes)" -gt 0 ] || fail "no stripe evicted"
@@ -93,14 +92,12 @@ if [ "$PERSONALITY" = raid5j ]; then
 		# before, 31-34 % after (journal.md rule 8, testing.md 4e)
 		# (rule 8', issue 16r: above half the ring, MIN_DIRTY_PCT 50)
 		# raid456's room (recoverable_by raid456): raid456 could recover the
-		# log at any moment; its rewrite after the log and its parity
-		# for every data-only stripe fit the ring
+		# log at any moment; the log and all its recovery writes (each
+		# data-only stripe rewritten, then its parity) fit the ring
 		if [ "$(jstat raid456_room)" = 1 ]; then
-			say "raid456's room: max flush $(jstat_max raid456_flush_sectors), max used + rewrite $(jstat_max r456) of $ring sectors"
-			[ "$(jstat_max raid456_flush_sectors)" -le "$ring" ] ||
-				fail "raid456's recovery of this log could hit its BUG(): rewrite + parity $(jstat_max raid456_flush_sectors) sectors, ring $ring"
+			say "raid456's room: max used + recovery $(jstat_max r456) of $ring sectors"
 			[ "$(jstat_max r456)" -le $((ring + RING_SLACK)) ] ||
-				fail "raid456's rewrite would overwrite the log: used + rewrite $(jstat_max r456) sectors, ring $ring (+ $RING_SLACK for destages in flight)"
+				fail "raid456's recovery would overwrite the log: used + recovery $(jstat_max r456) sectors, ring $ring (+ $RING_SLACK for destages in flight)"
 		fi
 		# raid456's room caps random 4 KiB blocks on RAID5 near a
 		# quarter of the ring (flush: n (2 + P) + d; 20 % measured): at least 15 %
