@@ -240,9 +240,10 @@ struct r5j_conf {
 	/*
 	 * Reshape (Documentation/reshape.md): array sectors on the done side
 	 * of reshape_progress map through rs.next (conf->geom), the others
-	 * through rs.prev.  reshape_safe is the position on disk.  Both are
-	 * set once by run() and do not move: raid5j serves I/O on an array a
-	 * reshape was interrupted on but does not continue it yet.
+	 * through rs.prev.  reshape_safe is the position on disk.  run() sets
+	 * both from the superblock; the reshape engine (r5j_reshape.c) moves
+	 * them as it continues the reshape, unless check_reshape() refuses
+	 * the kind, and then the reshape is held where it is.
 	 */
 	bool reshaping;
 	bool reshape_warned;		/* check_reshape said why, once */
@@ -341,8 +342,6 @@ struct r5j_conf {
 	/* destage of partial stripes: percent of stripe_cache_size */
 	int dirty_high;			/* above: destage a batch */
 	int dirty_low;			/* ... down to this */
-	bool destage_batch;		/* conf->lock: a batch is on */
-	u64 destage_batches;		/* conf->lock: batches started */
 	atomic_t stuck_stripes;		/* with R5J_STRIPE_STUCK */
 	/* write-back part 2: evicted dirty stripes (r5j_wbcache.c) */
 	struct r5j_wbcache *wbc;
@@ -381,7 +380,6 @@ int r5j_active_stripes(struct r5j_conf *conf);
 bool r5j_range_dirty(struct r5j_conf *conf, sector_t sector,
 		     unsigned int sectors);
 bool r5j_stripes_free_now(struct r5j_conf *conf, unsigned int n, int flags);
-bool r5j_destage_idle(struct r5j_conf *conf, bool all, bool aged);
 int r5j_dirty_mark(struct r5j_conf *conf, int percent);
 #define R5J_DIRTY_HIGH		75	/* default percent of the cache */
 #define R5J_DIRTY_LOW		50
@@ -398,7 +396,6 @@ struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
 #define R5J_WB_EXTRA_STRIPES	8	/* heads beyond the cache for reload */
 int r5j_wbcache_init(struct r5j_conf *conf);
 void r5j_wbcache_free(struct r5j_conf *conf);
-bool r5j_wbcache_active(struct r5j_conf *conf);
 bool r5j_wbcache_has_range(struct r5j_conf *conf, sector_t lo, sector_t hi);
 unsigned int r5j_wbcache_evicted(struct r5j_conf *conf);
 void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh);
@@ -455,6 +452,12 @@ void r5j_geom_thaw(struct mddev *mddev, struct r5j_conf *conf);
 /* r5j_main.c */
 int r5j_calc_degraded(struct r5j_conf *conf);
 bool r5j_has_failed(struct r5j_conf *conf);
+
+/* r5j_debugfs.c: test hooks, read at assembly */
+extern u32 r5j_hook_raid456_stripes;
+extern bool r5j_hook_recovery_unit_by_unit;
+void r5j_debugfs_init(void);
+void r5j_debugfs_exit(void);
 
 static inline void r5j_blist_init(struct r5j_blist *l)
 {

@@ -1010,8 +1010,20 @@ static void fix_read_errors(struct r5j_stripe *sh, struct r5j_state *s)
  */
 static void clear_range(struct md_rdev *rdev, sector_t sector)
 {
-	if (rdev_clear_badblocks(rdev, sector, R5J_STRIPE_SECTORS, 0))
+	struct mddev *mddev = rdev->mddev;
+
+	if (rdev_clear_badblocks(rdev, sector, R5J_STRIPE_SECTORS, 0)) {
 		set_bit(WriteErrorSeen, &rdev->flags);
+		return;
+	}
+	/*
+	 * The writes that made the block good complete once the superblock
+	 * no longer lists it (end_write_part() holds them): a range recorded
+	 * with the stripe's parity would otherwise read EIO after a crash.
+	 */
+	set_mask_bits(&mddev->sb_flags, 0,
+		      BIT(MD_SB_CHANGE_CLEAN) | BIT(MD_SB_CHANGE_PENDING));
+	md_wakeup_thread(mddev->thread);
 }
 
 /*
@@ -1123,12 +1135,7 @@ static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
 	int i, rmw_reads = 0, rcw_reads = 0;
 
 	bitmap_zero(want, sh->disks);
-	if (s->failed) {
-		/* Degraded: bring in everything, the lost block computed. */
-		bitmap_fill(want, sh->disks);
-		return false;
-	}
-	for (i = 0; i < sh->disks; i++) {
+	for (i = 0; i < sh->disks && !s->failed; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
 		bool uptodate = test_bit(R5J_UPTODATE, &dev->flags);
 
@@ -1141,13 +1148,18 @@ static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
 		if (dev->towrite_mask != 0xff)
 			rcw_reads += !uptodate;
 	}
-	if (conf->rmw_ok && rmw_reads < rcw_reads) {
+	if (!s->failed && conf->rmw_ok && rmw_reads < rcw_reads) {
 		for (i = 0; i < sh->disks; i++)
 			if (r5j_is_parity(sh, i) ||
 			    !r5j_blist_empty(&sh->dev[i].towrite))
 				__set_bit(i, want);
 		return true;
 	}
+	/*
+	 * rcw, and always when degraded: an unreadable block it reads is
+	 * computed from all the others (ensure_blocks()); one rewritten whole
+	 * is not needed, nor is the parity.
+	 */
 	for (i = 0; i < sh->disks; i++)
 		if (!r5j_is_parity(sh, i) && sh->dev[i].towrite_mask != 0xff)
 			__set_bit(i, want);
@@ -1314,8 +1326,7 @@ static void finish_cached_write(struct r5j_stripe *sh)
 	 * its head): it will be rewritten, and a write to it while its member
 	 * writes queue would wait for them (journal.md "Destage policy").
 	 */
-	if (stripe_full(sh) && !(test_bit(R5J_STRIPE_HOT, &sh->state) &&
-				 r5j_wbcache_active(conf)))
+	if (stripe_full(sh) && !test_bit(R5J_STRIPE_HOT, &sh->state))
 		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
 	for (i = 0; i < sh->disks; i++)
 		while ((ref = r5j_blist_pop(&sh->dev[i].written)))
@@ -2019,6 +2030,67 @@ static void finish_sync_io(struct r5j_stripe *sh)
 	md_done_sync(sh->conf->mddev, R5J_STRIPE_SECTORS, ok);
 }
 
+/* Will a write of block @i of @sh reach its member or replacement? */
+static bool takes_rewrite(struct r5j_stripe *sh, int i)
+{
+	struct r5j_conf *conf = sh->conf;
+	struct md_rdev *rdev, *repl;
+	bool ok;
+
+	rcu_read_lock();
+	rdev = rcu_dereference(conf->disks[i].rdev);
+	repl = rcu_dereference(conf->disks[i].replacement);
+	ok = can_rewrite(rdev, r5j_rsec(sh, rdev)) ||
+	     can_rewrite(repl, r5j_rsec(sh, repl));
+	rcu_read_unlock();
+	return ok;
+}
+
+/*
+ * More blocks of @sh unreadable than its parity covers -- a lost block
+ * and its parity recorded bad by destage_lost(), read errors -- and yet
+ * every unreadable data block is rewritten whole: by the queued writes,
+ * or (a dirty stripe) by a dirty block in the cache.  A reconstruct-write
+ * then needs none of them: parity comes from the readable data and the
+ * new blocks, and the writes clear the bad ranges (clear_made_good()),
+ * as md clears a range that takes a write.  Enough of the unreadable
+ * blocks must take their write for the stripe to be within its
+ * redundancy again.  A partial write of an unreadable block has no old
+ * data to merge with: fail_stripe() fails it.
+ */
+static bool rewrites_unreadable(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	bool dirty = test_bit(R5J_STRIPE_DIRTY, &sh->state);
+	int i, stale = 0;
+
+	if (test_bit(R5J_STRIPE_STUCK, &sh->state) || has_lost_block(sh))
+		return false;
+	for (i = 0; i < sh->disks; i++) {
+		struct r5j_dev *dev = &sh->dev[i];
+
+		if (test_bit(i, s->readable))
+			continue;
+		/* a dirty stripe's destage reads clean blocks (rebuild_clean()) */
+		if (!r5j_is_parity(sh, i) &&
+		    !(dirty ? test_bit(R5J_DIRTY, &dev->flags) &&
+		      test_bit(R5J_UPTODATE, &dev->flags) :
+		      dev->towrite_mask == 0xff))
+			return false;
+		if (!takes_rewrite(sh, i))
+			stale++;
+	}
+	return stale <= sh->conf->max_degraded;
+}
+
+/* The writes of rewrites_unreadable(); true: busy with them. */
+static bool rewrite_unreadable(struct r5j_stripe *sh, struct r5j_state *s)
+{
+	/* destaged at once: until then the stripe is beyond its parity */
+	if (test_bit(R5J_STRIPE_DIRTY, &sh->state))
+		set_bit(R5J_STRIPE_DESTAGE, &sh->state);
+	return handle_writeback(sh, s) || handle_writes(sh, s);
+}
+
 void r5j_handle_stripe(struct r5j_stripe *sh)
 {
 	struct r5j_conf *conf = sh->conf;
@@ -2056,6 +2128,8 @@ void r5j_handle_stripe(struct r5j_stripe *sh)
 		finish_sync_io(sh);
 
 	if (s.failed > conf->max_degraded) {
+		if (rewrites_unreadable(sh, &s) && rewrite_unreadable(sh, &s))
+			return;
 		/*
 		 * Dirty: kept for the next assembly only when members are
 		 * missing (they may come back); blocks unreadable with the

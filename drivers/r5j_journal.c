@@ -28,45 +28,64 @@
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include "raid5j/crc32c.h"
 #include "raid5j/sb1csum.h"
 #include "r5j_journal_int.h"
 
 /*
- * Rule 8' (journal.md, "Beyond half the ring"): a fixed ring reserve and
- * one parity unit X for the stripes pinning the oldest unit, in place of
- * P pages per dirty stripe.  Read when the journal is loaded (assembly);
- * off by default until recovery's unit-by-unit loop has landed.
+ * Who may recover a write-back log after a crash (journal.md section 15),
+ * read when a journal is loaded (assembly):
+ *  raid456  the log stays within what raid456's recovery can rewrite and
+ *           flush after a power cut (log->raid456_room): a payload that
+ *           caches writes (DATA) is logged only while both bounds hold, a
+ *           write that does not fit goes through or joins its stripe's
+ *           destage.
+ *  raid5j   the journal's whole capacity (log->fixed): a fixed ring
+ *           reserve and one parity unit X for the stripes pinning the
+ *           oldest unit, in place of P pages per dirty stripe; only raid5j
+ *           (or r5jtool replay) recovers the log.
  */
-static bool wb_fixed_reserve;
-module_param_named(writeback_fixed_reserve, wb_fixed_reserve, bool, 0644);
-MODULE_PARM_DESC(writeback_fixed_reserve,
-		 "write-back: rule 8', a fixed journal reserve in place of parity pages per dirty stripe; read at assembly (default 0)");
+enum r5j_recoverable_by {
+	R5J_RECOVERABLE_BY_RAID456,
+	R5J_RECOVERABLE_BY_RAID5J,
+};
 
-/*
- * raid456's room (journal.md, "raid456's room"): keep the write-back log
- * within what raid456's recovery can rewrite (its data-only stripes after
- * the log) and flush (their parity, all at once, within the ring) after a
- * power cut.  A payload that caches writes (DATA) is logged only while
- * both bounds hold; a write that does not fit goes through or joins its
- * stripe's destage.  Read when the journal is loaded (assembly).
- */
-static bool wb_raid456_room = true;
-module_param_named(writeback_raid456_room, wb_raid456_room, bool, 0644);
-MODULE_PARM_DESC(writeback_raid456_room,
-		 "write-back: keep the log within what raid456's recovery can rewrite and flush after a power cut (data payloads logged only while both bounds hold); 0 lifts it, and only raid5j may then assemble the array after a crash; read at assembly (default 1)");
+static const char * const recoverable_by_names[] = {
+	[R5J_RECOVERABLE_BY_RAID456] = "raid456",
+	[R5J_RECOVERABLE_BY_RAID5J] = "raid5j",
+};
 
-/*
- * raid456's limit (journal.md, "raid456's stripe limit"): raid456's
- * recovery holds a log's data-only stripes in its stripe cache, at most
- * 32768 in 8 hash lists, and when one list is short md runs the array
- * without its log.  Part of raid456's room.  A parameter so that tests
- * reach it with small journals.
- */
-static uint wb_raid456_stripes = R5J_RAID456_MAX_STRIPES;
-module_param_named(writeback_raid456_stripes, wb_raid456_stripes, uint, 0644);
-MODULE_PARM_DESC(writeback_raid456_stripes,
-		 "write-back: the data-only stripes raid456's journal recovery can hold (a share per hash list); with writeback_raid456_room the log holds no more; read at assembly (default 32768, raid456's limit)");
+static int wb_recoverable_by = R5J_RECOVERABLE_BY_RAID456;
+
+static int recoverable_by_set(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(recoverable_by_names, val);
+
+	if (i < 0) {
+		pr_err("raid5j: writeback_recoverable_by=%s: must be raid456 or raid5j\n",
+		       val);
+		return -EINVAL;
+	}
+	*(int *)kp->arg = i;
+	return 0;
+}
+
+static int recoverable_by_get(char *buf, const struct kernel_param *kp)
+{
+	return scnprintf(buf, PAGE_SIZE, "%s\n",
+			 recoverable_by_names[*(int *)kp->arg]);
+}
+
+static const struct kernel_param_ops recoverable_by_ops = {
+	.set = recoverable_by_set,
+	.get = recoverable_by_get,
+};
+
+module_param_cb(writeback_recoverable_by, &recoverable_by_ops,
+		&wb_recoverable_by, 0444);
+MODULE_PARM_DESC(writeback_recoverable_by,
+		 "write-back: who may recover the log after a crash: raid456 (the log stays within what raid456's recovery takes, less than the whole journal for dirty data) or raid5j (the journal's whole capacity, only raid5j assembles the array after a crash); read at assembly (default raid456)");
 
 static void wake_reclaim(struct r5j_journal *log)
 {
@@ -416,16 +435,44 @@ static void check_recovery_room(struct r5j_journal *log)
 }
 
 /*
- * The sectors raid456's recovery needs for @n data-only stripes holding
- * @d dirty blocks (journal.md, "raid456's room"): *@rewrite free after
- * the log (bound A), *@flush within the ring (bound B).  Computed only
- * here, so that the room, the high-water mark and journal_stats agree.
+ * Stripes raid456's recovery would find data-only (lock held): dirty
+ * ones and destages whose parity unit is not stable yet, as wb_lists
+ * counts them, so that what is in flight at a power cut is covered.
  */
-static void raid456_need(struct r5j_journal *log, u64 n, u64 d,
-			 u64 *rewrite, u64 *flush)
+static u64 raid456_data_only(struct r5j_journal *log)
 {
-	*rewrite = r5j_raid456_rewrite(n, d) * R5J_BLOCK_SECTORS;
-	*flush = r5j_raid456_flush(log->conf->max_degraded, n, d) *
+	u64 n = 0;
+	int i;
+
+	for (i = 0; i < R5J_RAID456_HASH_LISTS; i++)
+		n += log->wb_lists[i];
+	return n;
+}
+
+/*
+ * Sectors of the ring left beside the log and raid456's whole recovery
+ * of it (lock held; r5j_raid456_spare() is the one predicate), @more
+ * data-only stripes and @blocks dirty blocks counted beyond the present.
+ * The log is counted from the durable journal_tail (log->used drops only
+ * once the superblock has the new tail) with the quiesce reserve.
+ */
+static u64 raid456_spare(struct r5j_journal *log, u64 more, u64 blocks)
+{
+	u64 ring = div_u64(log->fmt.ring_sectors, R5J_BLOCK_SECTORS);
+	u64 used = div_u64(log->used, R5J_BLOCK_SECTORS) + 1;
+
+	return r5j_raid456_spare(ring, used, log->conf->max_degraded,
+				 raid456_data_only(log) + more,
+				 r5j_wbcache_dirty_blocks(log->conf) + blocks) *
+		R5J_BLOCK_SECTORS;
+}
+
+/* Sectors raid456's recovery of the log would write (lock held). */
+static u64 raid456_recovery_sectors(struct r5j_journal *log)
+{
+	return r5j_raid456_recovery(log->conf->max_degraded,
+				    raid456_data_only(log),
+				    r5j_wbcache_dirty_blocks(log->conf)) *
 		R5J_BLOCK_SECTORS;
 }
 
@@ -454,27 +501,21 @@ static u32 raid456_list_max(struct r5j_journal *log)
 /*
  * Sectors a payload may take and raid456's recovery still fit (lock
  * held), @more dirty stripes and @blocks dirty blocks counted beyond the
- * present.  @data: it caches writes, so the dirty total itself is capped
- * too.  Destages' parity is not held back: it frees more than it takes.
+ * present.  @data: it caches writes, so raid456's stripe limit applies
+ * too.  Destages' parity is not held back: once durable it takes 1 + P
+ * blocks of the log and frees the 2 + P + d of the stripe's recovery, and
+ * until then raid456 would not find it, so it never makes the need grow.
  */
 static u64 raid456_room(struct r5j_journal *log, struct r5j_stripe *sh,
 			u64 more, u64 blocks, bool data)
 {
-	u64 rewrite, flush, free;
-
 	if (!log->raid456_room)
 		return U64_MAX;
 	/* raid456's stripe limit, for a stripe becoming data-only */
 	if (data && more &&
 	    log->wb_lists[r5j_raid456_hash(sh->sector)] >= raid456_list_cap(log))
 		return 0;
-	raid456_need(log, log->wb_stripes + more,
-		     r5j_wbcache_dirty_blocks(log->conf) + blocks,
-		     &rewrite, &flush);
-	if (data && flush > log->fmt.ring_sectors)
-		return 0;
-	free = free_sectors(log);
-	return free > rewrite ? free - rewrite : 0;
+	return raid456_spare(log, more, blocks);
 }
 
 /* Room beyond what dirty stripes keep, @more of them counted (lock held). */
@@ -845,14 +886,6 @@ void r5j_journal_count_rmw(struct r5j_journal *log, int saved)
 	spin_unlock_irq(&log->lock);
 }
 
-bool r5j_journal_pressure(struct r5j_journal *log)
-{
-	/* the write-back cache has its own mark (r5j_journal_over_high()) */
-	if (r5j_wbcache_active(log->conf))
-		return false;
-	return READ_ONCE(log->used) * 2 >= log->fmt.ring_sectors;
-}
-
 /*
  * Write-back cache: is the ring's use (blocks and parity reserve) above
  * @high percent?  Then the stripes pinning units with an lsn below
@@ -868,16 +901,12 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 
 	spin_lock_irq(&log->lock);
 	use = log->used + r5j_journal_wb_kept(log, log->wb_stripes);
-	if (log->raid456_room && log->wb_stripes) {
+	if (log->raid456_room && raid456_data_only(log)) {
 		/* writes are not cached past raid456's room: destage before */
 		u32 cap = raid456_list_cap(log);
-		u64 rewrite, flush;
 
-		raid456_need(log, log->wb_stripes,
-			     r5j_wbcache_dirty_blocks(log->conf),
-			     &rewrite, &flush);
-		use = max3(use, log->used + R5J_BLOCK_SECTORS + rewrite,
-			   flush);
+		use = max(use, log->used + R5J_BLOCK_SECTORS +
+			  raid456_recovery_sectors(log));
 		/* the fullest hash list, as a share of the ring */
 		use = max(use, cap ? div_u64(ring * raid456_list_max(log),
 					     cap) : ring);
@@ -1266,20 +1295,22 @@ int r5j_journal_set_tail(struct r5j_journal *log, u64 tail)
 {
 	struct mddev *mddev = log->mddev;
 	struct md_rdev *rdev;
+	bool pending;
 	int err;
 
 	/*
 	 * Bad blocks recorded for blocks the log held and could not give
 	 * back (destage_lost()) reach the members' superblocks before the
 	 * tail leaves those blocks: else a crash in between would let the
-	 * members' stale blocks read as good.
+	 * members' stale blocks read as good.  So do ranges cleared by
+	 * writes the log held (r5j_handle.c clear_range() marks the update
+	 * pending): else the written blocks would read EIO.
 	 */
-	rdev_for_each(rdev, mddev) {
-		if (md_is_rdwr(mddev) && rdev->badblocks.unacked_exist) {
-			md_update_sb(mddev, 1);
-			break;
-		}
-	}
+	pending = test_bit(MD_SB_CHANGE_PENDING, &mddev->sb_flags);
+	rdev_for_each(rdev, mddev)
+		pending |= rdev->badblocks.unacked_exist;
+	if (md_is_rdwr(mddev) && pending)
+		md_update_sb(mddev, 1);
 	if (md_is_rdwr(mddev) && write_tail_only(log, tail, &err))
 		return err;
 	/*
@@ -1520,7 +1551,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 {
 	struct r5j_journal_stats st;
 	u64 used, ring, tail, head, seq, wb_reserved, wb_stripes;
-	u64 rewrite, flush;
+	u64 data_only, recovery;
 	u32 list_cap, list_max;
 	bool failed;
 	int len = 0;
@@ -1529,8 +1560,8 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 	st = log->stats;
 	wb_reserved = r5j_journal_wb_kept(log, log->wb_stripes);
 	wb_stripes = log->wb_stripes;
-	raid456_need(log, wb_stripes, r5j_wbcache_dirty_blocks(log->conf),
-		     &rewrite, &flush);
+	data_only = raid456_data_only(log);
+	recovery = raid456_recovery_sectors(log);
 	list_cap = raid456_list_cap(log);
 	list_max = raid456_list_max(log);
 	used = log->used;
@@ -1556,11 +1587,11 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  "destaged_full %llu\ndestaged_partial %llu\n"
 			  "destage_reads %llu\nrecovered_wb_stripes %llu\n"
 			  "destaged_rmw %llu\ndestage_reads_saved %llu\n"
-			  "dirty_high %d\ndirty_low %d\ndestage_batches %llu\n"
+			  "dirty_high %d\ndirty_low %d\n"
 			  "parity_waits %llu\nwb_stripes %llu\nroom_short %llu\n"
 			  "fixed_reserve %d\nx_units %llu\n"
-			  "raid456_room %d\nraid456_rewrite_sectors %llu\n"
-			  "raid456_flush_sectors %llu\n"
+			  "raid456_room %d\nraid456_data_only %llu\n"
+			  "raid456_recovery_sectors %llu\n"
 			  "raid456_list_cap %u\nraid456_list_max %u\n",
 			  failed ? "failed" : "ok", ring, used, tail, head, seq,
 			  st.units, st.log_flushes, st.empty_units, st.stripes,
@@ -1578,10 +1609,9 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  st.destage_reads_saved,
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_high)),
 			  r5j_dirty_mark(log->conf, READ_ONCE(log->conf->dirty_low)),
-			  READ_ONCE(log->conf->destage_batches),
 			  st.parity_waits, wb_stripes, st.room_short,
 			  log->fixed, st.x_units, log->raid456_room,
-			  rewrite, flush, list_cap, list_max);
+			  data_only, recovery, list_cap, list_max);
 	return len + r5j_wbcache_stats(log->conf, page, len);
 }
 
@@ -1632,10 +1662,10 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	/* stripes one unit may pin: a small part of the ring (rule 8) */
 	BUILD_BUG_ON(R5J_WB_MAX_PINS != R5J_UNIT_MAX_PINS);
 	log->pin_cap = r5j_wb_pin_cap(log->fmt.ring_sectors);
-	log->raid456_room = READ_ONCE(wb_raid456_room);
-	log->raid456_stripes = READ_ONCE(wb_raid456_stripes);
+	log->raid456_room = wb_recoverable_by == R5J_RECOVERABLE_BY_RAID456;
+	log->raid456_stripes = READ_ONCE(r5j_hook_raid456_stripes);
 	/* rule 8': C, so that X's parity fits a unit and its head pool */
-	log->fixed = READ_ONCE(wb_fixed_reserve);
+	log->fixed = wb_recoverable_by == R5J_RECOVERABLE_BY_RAID5J;
 	if (log->fixed)
 		log->pin_cap = r5j_wb_x_cap(log->pin_cap,
 					    r5j_parity_batch(conf->max_degraded));

@@ -60,7 +60,6 @@ bool r5j_journal_data_fits(struct r5j_journal *log, struct r5j_stripe *sh,
 void r5j_journal_count_destage(struct r5j_journal *log, int full, int reads);
 void r5j_journal_count_rmw(struct r5j_journal *log, int saved);
 /* Ring used beyond half: dirty stripes should go to the members. */
-bool r5j_journal_pressure(struct r5j_journal *log);
 bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit);
 bool r5j_journal_space_waits(struct r5j_journal *log);
 

@@ -102,9 +102,9 @@ struct r5j_journal {
 	bool failed_flushed;		/* reclaim thread: members flushed */
 	u64 wb_stripes;			/* dirty stripes, parity not logged */
 	u32 pin_cap;			/* stripes a unit may pin (rule 8) */
-	bool fixed;			/* rule 8' (writeback_fixed_reserve) */
-	bool raid456_room;		/* writeback_raid456_room */
-	u32 raid456_stripes;		/* writeback_raid456_stripes */
+	bool fixed;			/* rule 8': recoverable_by raid5j */
+	bool raid456_room;		/* recoverable_by raid456 */
+	u32 raid456_stripes;		/* raid456's limit (test hook) */
 	/*
 	 * Stripes raid456's recovery would find data-only, by its stripe
 	 * hash list: dirty ones whose parity is not logged, and destages

@@ -41,10 +41,11 @@ bool r5j_has_failed(struct r5j_conf *conf)
 }
 
 /*
- * Write-back: idle dirty stripes go to the members in batches once the
- * cache holds too many (or a writer waits for a free stripe), once dirty
- * for a full period of the reclaim thread (5-10 s), when the journal is
- * half full or failed, on quiesce and when write-back is switched off.
+ * Write-back: idle dirty stripes are evicted or go to the members once
+ * the cache holds too many (or a writer waits for a free stripe); they go
+ * to the members once dirty for a full period of the reclaim thread
+ * (5-10 s), when the journal passes writeback_log_high or failed, on
+ * quiesce and when write-back is switched off (r5j_wbcache_destage_idle()).
  * Full stripes do not wait here (finish_cached_write()).
  */
 static bool destage_more(struct r5j_conf *conf)
@@ -55,8 +56,8 @@ static bool destage_more(struct r5j_conf *conf)
 		return false;
 	aged = xchg(&conf->destage_aged, false);
 	all = conf->quiesce || !READ_ONCE(conf->writeback) || !conf->log ||
-	      r5j_journal_failed(conf->log) || r5j_journal_pressure(conf->log);
-	return r5j_destage_idle(conf, all, aged);
+	      r5j_journal_failed(conf->log);
+	return r5j_wbcache_destage_idle(conf, all, aged);
 }
 
 static void r5j_daemon(struct md_thread *thread)
@@ -249,8 +250,9 @@ static const char *reshape_offset_bad(struct mddev *mddev,
  * geometries from the superblock fields md core loaded
  * (Documentation/reshape.md, section 1), accepted exactly when raid456
  * would resume it without userspace help (r5j_reshape_resume_ok()).
- * raid5j then serves I/O through both geometries but does not continue
- * the reshape: check_reshape() refuses, so md core starts nothing.
+ * raid5j serves I/O through both geometries; r5j_check_reshape() then
+ * decides whether the reshape continues (r5j_reshape.c) or, for a kind
+ * it does not run, is held where it is.
  */
 static int reshape_setup(struct mddev *mddev, struct r5j_reshape *rs)
 {
@@ -1354,6 +1356,7 @@ static int __init r5j_init(void)
 		if (err)
 			goto fail;
 	}
+	r5j_debugfs_init();
 	pr_info("raid5j: RAID4/5/6 personality with write journal registered\n");
 	return 0;
 fail:
@@ -1369,6 +1372,7 @@ static void __exit r5j_exit(void)
 
 	for (i = 0; i < ARRAY_SIZE(r5j_personalities); i++)
 		unregister_md_personality(&r5j_personalities[i]);
+	r5j_debugfs_exit();
 	kmem_cache_destroy(r5j_bref_cache);
 }
 

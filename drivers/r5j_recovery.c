@@ -29,8 +29,9 @@
  * was.  Write-back stripes are destaged after the replay pass
  * (destage_pending(), Documentation/journal.md section 15): batched when
  * the parity of all of them fits after the log, otherwise (a nearly full
- * ring, or recovery_unit_by_unit) unit by unit in log order, journal_tail
- * moved past each unit whose stripes are on the members (destage_units());
+ * ring, or the test hook recovery_unit_by_unit in debugfs) unit by unit
+ * in log order, journal_tail moved past each unit whose stripes are on
+ * the members (destage_units());
  * the check pass plans those steps and refuses a log they do not fit.
  *
  * Only blocks that were logged are written, so a degraded array never
@@ -59,20 +60,9 @@
  * refused, never half replayed.
  */
 static unsigned int recovery_mem_kb;
-module_param(recovery_mem_kb, uint, 0644);
+module_param(recovery_mem_kb, uint, 0444);
 MODULE_PARM_DESC(recovery_mem_kb,
-		 "memory cap for journal recovery's stripe table, KiB; 0: sized by the journal (default 0)");
-
-/*
- * Destage write-back stripes unit by unit, moving journal_tail after each
- * unit, even where the batched destage fits (journal.md section 15,
- * "Recovery of data-only stripes"): so that tests reach the path a nearly
- * full ring needs.
- */
-static bool recovery_unit_by_unit;
-module_param(recovery_unit_by_unit, bool, 0644);
-MODULE_PARM_DESC(recovery_unit_by_unit,
-		 "journal recovery destages write-back stripes unit by unit, journal_tail moved after each unit, even when the batched destage fits (default 0)");
+		 "memory cap for journal recovery's stripe table, KiB; 0: sized by the journal; read at assembly (default 0)");
 
 /* hash buckets: 2^14, up to 2^20 for the stripes a large journal holds */
 #define REC_HASH_BITS_MIN	14
@@ -119,6 +109,7 @@ struct rec_ctx {
 	unsigned int nbatch;
 	/* unit by unit: the stripes, oldest pinned unit first */
 	bool by_unit, ordered;
+	bool unit_by_unit;		/* test hook: even where batched fits */
 	struct list_head order;
 	u64 start, walked;		/* the scan's start and length */
 	u64 units, tail_moves;
@@ -174,6 +165,24 @@ static void replay_write_failed(struct r5j_conf *conf, struct md_rdev *rdev,
 }
 
 /*
+ * A replayed write over a recorded bad range succeeded: the block is good
+ * again (as at run time, r5j_handle.c clear_made_good()); sync_members()
+ * writes the superblocks before the log that holds the block goes.
+ */
+static void clear_written_range(struct r5j_conf *conf, struct md_rdev *rdev,
+				sector_t sector)
+{
+	sector_t first_bad;
+	int bad_sectors;
+
+	if (!is_badblock(rdev, sector, R5J_STRIPE_SECTORS, &first_bad,
+			 &bad_sectors) ||
+	    rdev_clear_badblocks(rdev, sector, R5J_STRIPE_SECTORS, 0))
+		return;
+	set_mask_bits(&conf->mddev->sb_flags, 0, BIT(MD_SB_CHANGE_PENDING));
+}
+
+/*
  * Write @page as @member's block of stripe @sector, replacement too, at
  * the members' data offset, or at new_data_offset for a stripe of the
  * next geometry of a reshape (@next).  Not sync_page_io(): mid-reshape
@@ -208,6 +217,8 @@ static void write_page(struct rec_ctx *rc, sector_t sector, int member,
 			continue;
 		}
 		rc->blocks++;
+		if (!next)
+			clear_written_range(conf, rdev, sector);
 	}
 }
 
@@ -911,7 +922,7 @@ static void order_pending(struct rec_ctx *rc)
  * oldest unit get their parity logged after the log (one transaction per
  * r5j_parity_batch() of them), are written to the members, and before the
  * next unit's transaction journal_tail moves to that unit if the
- * transaction would not fit otherwise (or always, recovery_unit_by_unit),
+ * transaction would not fit otherwise (or always, rc->unit_by_unit),
  * members flushed first.  A crash in between leaves a shorter log, which
  * the next recovery destages the same way; a stripe already on the
  * members is destaged again from the same blocks, or replayed with the
@@ -925,7 +936,7 @@ static int destage_units(struct rec_ctx *rc, bool apply)
 	struct r5j_journal *log = rc->log;
 	u64 ring = log->fmt.ring_sectors, used = rc->walked, tail = 0;
 	unsigned int n, i;
-	bool eager = recovery_unit_by_unit && md_is_rdwr(conf->mddev);
+	bool eager = rc->unit_by_unit && md_is_rdwr(conf->mddev);
 	struct rec_stripe *rs, *next;
 	u64 pin, pin_pos = 0, need;
 	int err;
@@ -1187,6 +1198,7 @@ int r5j_journal_recover(struct r5j_journal *log)
 	u64 end_pos, end_seq;
 	int err;
 
+	rc.unit_by_unit = READ_ONCE(r5j_hook_recovery_unit_by_unit);
 	r5j_bounds_init(&rc.bounds, &rc.conf->geom, mddev->dev_sectors);
 	if (rc.conf->reshaping) {
 		/* J3: conf->geom is the next geometry */
@@ -1248,7 +1260,7 @@ int r5j_journal_recover(struct r5j_journal *log)
 	 * keeps at run time.  Without that room (rule 8', or forced), unit
 	 * by unit, checked here before anything is written.
 	 */
-	rc.by_unit = rc.nr_pending && (recovery_unit_by_unit ||
+	rc.by_unit = rc.nr_pending && (rc.unit_by_unit ||
 		parity_sectors(rc.conf, rc.nr_pending) + R5J_BLOCK_SECTORS +
 		scan.walked > log->fmt.ring_sectors);
 	if (rc.by_unit) {

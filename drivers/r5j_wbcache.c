@@ -15,17 +15,10 @@
  * passes writeback_log_high (oldest pinned first), when they age, and on
  * quiesce, mode switch and journal failure.
  */
-#include <linux/moduleparam.h>
 #include <linux/rbtree.h>
 #include <linux/slab.h>
 #include "r5j.h"
 #include "r5j_journal_int.h"
-
-/* On by default (issue 16e); 0 gives part 1: dirty data only in memory. */
-static bool wb_journal_cache = true;
-module_param_named(writeback_journal_cache, wb_journal_cache, bool, 0644);
-MODULE_PARM_DESC(writeback_journal_cache,
-		 "write-back: drop dirty pages once logged, read them back from the journal (default 1)");
 
 /* reloads queued per call, so the daemon handles them in between */
 #define R5J_WB_RELOAD_BATCH	32
@@ -156,13 +149,6 @@ void r5j_wbcache_free(struct r5j_conf *conf)
 	}
 	kfree(conf->wbc);
 	conf->wbc = NULL;
-}
-
-/* The cache's destage policy applies: on, or entries left from when on. */
-bool r5j_wbcache_active(struct r5j_conf *conf)
-{
-	return conf->wbc && (READ_ONCE(wb_journal_cache) ||
-			     READ_ONCE(conf->wbc->evicted));
 }
 
 void r5j_wbcache_count(struct r5j_conf *conf, int blocks)
@@ -635,14 +621,14 @@ static bool reload_entries(struct r5j_conf *conf, bool all, bool aged,
 /*
  * Aged destages the policy may start now (conf->lock held), and the
  * high-water mark's while they are @paced (twice as many): a few per
- * member in flight, as part 1's batches (journal.md section 15, "Destage
- * policy").  The members' rate is fixed, so a deeper queue destages no
- * more; it only keeps each stripe longer, and every stripe it holds is a
- * head writers wait for and a row whose next write waits for the members
- * (issue 16's p99).  In flight: the @mem dirty stripes in memory less the
- * @idle ones on dirty_list (cached writes in progress and stripes parked
- * for journal space count too).  Never X's destages, nor the high-water
- * mark's once anything waits for ring space: only they free it.
+ * member in flight (journal.md section 15, "Destage policy").  The
+ * members' rate is fixed, so a deeper queue destages no more; it only
+ * keeps each stripe longer, and every stripe it holds is a head writers
+ * wait for and a row whose next write waits for the members.  In flight:
+ * the @mem dirty stripes in memory less the @idle ones on dirty_list
+ * (cached writes in progress and stripes parked for journal space count
+ * too).  Never X's destages, nor the high-water mark's once anything
+ * waits for ring space: only they free it.
  */
 static int destage_budget(struct r5j_conf *conf, int mem, int idle,
 			  bool paced)
@@ -664,14 +650,13 @@ static int count_idle(struct r5j_conf *conf)
 }
 
 /*
- * Daemon: the destage policy with the cache (journal.md section 15,
- * "Part 2"), in place of part 1's r5j_destage_idle().  Stripes in memory:
- * above writeback_dirty_high (or dirty_low while a writer waits) the
- * oldest idle ones are evicted down to dirty_low, or destaged if they
- * cannot be; destaged when @all, @aged, or pinning the oldest units while
- * the journal is above writeback_log_high.  Evicted ones: the same three
- * triggers.  Rule 8': while stripes wait for X, every stripe pinning the
- * oldest unit is destaged too.  true: stripes were queued.
+ * Daemon: the destage policy (journal.md section 15, "Part 2").  Stripes
+ * in memory: above writeback_dirty_high (or dirty_low while a writer
+ * waits) the oldest idle ones are evicted down to dirty_low, or destaged
+ * if they cannot be; destaged when @all, @aged, or pinning the oldest
+ * units while the journal is above writeback_log_high.  Evicted ones: the
+ * same three triggers.  Rule 8': while stripes wait for X, every stripe
+ * pinning the oldest unit is destaged too.  true: stripes were queued.
  */
 bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 {
@@ -683,8 +668,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	/* recovery must be able to track every dirty stripe of the log */
 	bool room = conf->log && dirty + READ_ONCE(conf->max_nr_stripes) <
 		r5j_recovery_max_stripes(conf, conf->log->fmt.ring_sectors);
-	bool evict_on = READ_ONCE(wb_journal_cache) && conf->log &&
-		!r5j_journal_failed(conf->log) && room;
+	bool evict_ok = conf->log && !r5j_journal_failed(conf->log) && room;
 	bool over_log = false, queued = false, freed = false, waiting;
 	bool x = false, x_waiting = false, counted = all, left = false;
 	bool paced;
@@ -733,7 +717,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 	list_for_each_entry_safe(sh, tmp, &conf->dirty_list, lru) {
 		int r;
 
-		/* members missing: kept for the next assembly (part 1) */
+		/* members missing: kept for the next assembly */
 		if (test_bit(R5J_STRIPE_STUCK, &sh->state))
 			continue;
 		if (all || (over_log && sh->dirty_unit &&
@@ -764,7 +748,7 @@ bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)
 		}
 		if (over <= 0)
 			continue;
-		r = evict_on ? evict(conf, sh) : -ENOMEM;
+		r = evict_ok ? evict(conf, sh) : -ENOMEM;
 		if (r > 0) {
 			freed = true;
 			over--;
@@ -815,7 +799,7 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 	shrunk = wbc->shrunk;
 	spin_unlock_irq(&conf->lock);
 	return sysfs_emit_at(page, at,
-			     "writeback_journal_cache %d\nevicted_stripes %u\n"
+			     "evicted_stripes %u\n"
 			     "evictions %llu\njournal_reads %llu\n"
 			     "journal_read_failures %llu\nlost_blocks %llu\n"
 			     "ram_copy_bytes %llu\nshrunk_entries %llu\n"
@@ -824,7 +808,7 @@ int r5j_wbcache_stats(struct r5j_conf *conf, char *page, int at)
 			     "destage_submits %lld\ndestage_submits_deep %lld\n"
 			     "deep_queue %d\nmember_queue_max %lld\n"
 			     "destage_write_waits %lld\n",
-			     READ_ONCE(wb_journal_cache), evicted, evictions,
+			     evicted, evictions,
 			     atomic64_read(&wbc->journal_reads),
 			     atomic64_read(&wbc->read_failures),
 			     atomic64_read(&wbc->lost_blocks),

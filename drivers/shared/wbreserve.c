@@ -54,25 +54,38 @@ u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes)
 
 /*
  * raid456's recovery of a write-back log (journal.md, "raid456's room"):
- * it rewrites each of the @stripes data-only stripes (@blocks dirty
- * blocks in all) as a meta block and its data right after the log, then
- * an empty meta block, and only then moves journal_tail: the log must
- * have this many blocks free after it, or raid456 overwrites its start.
+ * the blocks it writes after the log it found, all before its superblock
+ * moves journal_tail.  It rewrites each of the @stripes data-only stripes
+ * (@blocks dirty blocks in all) as a meta block and its data, then an
+ * empty meta block, and sets its in-memory tail there; then it releases
+ * them all at once, each logging a meta block and P parity pages.  The
+ * superblock write waits for reconfig_mutex, which assembly holds, so the
+ * log it found stays the one on disk until the whole recovery is done.
  */
-u64 r5j_raid456_rewrite(u64 stripes, u64 blocks)
+u64 r5j_raid456_recovery(int p, u64 stripes, u64 blocks)
 {
-	return stripes ? stripes + blocks + 1 : 0;
+	return stripes ? stripes * (2 + (u64)p) + blocks + 1 : 0;
 }
 
 /*
- * Then it releases them all at once, each logging a meta block and P
- * parity pages; the stripe at the new journal_tail finding no room is a
- * BUG() in its r5l_write_stripe().  The rewrite and all of that must fit
- * the ring.
+ * Blocks of a ring of @ring blocks left beside a log of @log blocks and
+ * raid456's whole recovery of it; 0 when that does not fit.  The log
+ * found at the old journal_tail must survive a power cut at any point of
+ * the recovery, so nothing raid456 writes may reach it: log + recovery
+ * within the ring, with one block more because raid456's free-space test
+ * is strict (the stripe at its new tail finding no room is a BUG()).
+ * With no data-only stripe raid456 rewrites nothing: the log alone, as
+ * in write-through (a tiny ring needs that block).  @stripes counts
+ * every stripe raid456 would find data-only: dirty ones and destages
+ * whose parity is not durable yet.
  */
-u64 r5j_raid456_flush(int p, u64 stripes, u64 blocks)
+u64 r5j_raid456_spare(u64 ring, u64 log, int p, u64 stripes, u64 blocks)
 {
-	return stripes ? stripes * (2 + (u64)p) + blocks + 1 : 0;
+	u64 need = stripes ? r5j_raid456_recovery(p, stripes, blocks) + 1 : 0;
+
+	if (log >= ring || need >= ring - log)
+		return 0;
+	return ring - log - need;
 }
 
 /* raid456's stripe hash list of the stripe at member sector @sector */

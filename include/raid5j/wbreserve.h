@@ -38,8 +38,8 @@ u32 r5j_wb_pin_cap(u64 ring_sectors);
 u32 r5j_wb_x_cap(u32 pin_cap, u32 parity_batch);
 u64 r5j_wb_fixed_reserve(int p, u32 c);
 u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes);
-u64 r5j_raid456_rewrite(u64 stripes, u64 blocks);
-u64 r5j_raid456_flush(int p, u64 stripes, u64 blocks);
+u64 r5j_raid456_recovery(int p, u64 stripes, u64 blocks);
+u64 r5j_raid456_spare(u64 ring, u64 log, int p, u64 stripes, u64 blocks);
 u32 r5j_raid456_hash(u64 sector);
 u32 r5j_raid456_list_cap(u32 limit);
 

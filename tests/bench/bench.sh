@@ -51,7 +51,8 @@
 # JOURNAL_MB (journal drive: 128, issue16 64), HOT (MiB, 32), SUST_RUNTIME,
 # MEMBER_WBT (default: the members' writeback throttling as the guest
 # kernel sets it; 0: every member's queue/wbt_lat_usec set to 0 for both
-# personalities, the journal drive untouched), OUT (results/bench-<timestamp>).
+# personalities, the journal drive untouched), STRIPE_CACHE (stripe_cache_size
+# of every array; default: the personality's), OUT (results/bench-<timestamp>).
 #
 # Output in OUT: results.md (tables), results.json (every cell, derived
 # numbers), *.png (charts), raw/ (guest result lines, fio JSON, logs).
@@ -72,7 +73,7 @@ log() { echo "bench: $*"; }
 # The knobs given, for the record (results.md names the exact command).
 given=()
 for n in QUICK BENCH LEVEL DISKS CHUNK RUNTIME REGION REPEAT PROFILES MODES \
-	 WORKLOADS BENCH_IOPS BENCH_MBPS JOURNAL_MB HOT SUST_RUNTIME MEMBER_WBT; do
+	 WORKLOADS BENCH_IOPS BENCH_MBPS JOURNAL_MB HOT SUST_RUNTIME MEMBER_WBT STRIPE_CACHE; do
 	[ -n "${!n:-}" ] && given+=("$n=${!n}")
 done
 
@@ -101,6 +102,7 @@ BENCH_IOPS=${BENCH_IOPS:-150}
 BENCH_MBPS=${BENCH_MBPS:-150}
 SUST_RUNTIME=${SUST_RUNTIME:-$((RUNTIME * 3))}
 MEMBER_WBT=${MEMBER_WBT:-default}
+STRIPE_CACHE=${STRIPE_CACHE:-}
 STAMP=$(date +%Y%m%d-%H%M%S)
 OUT=${OUT:-$root/results/bench-$STAMP}
 
@@ -213,6 +215,7 @@ setup_err=$( (VM_TEST=setup; . "$root/tests/vm/lib.sh"; _vm_setup) 2>&1 ) ||
 
 member_mb=$((REGION / $(ndata 6 "$DISKS") + 160))
 export BENCH_DISKS=$DISKS BENCH_IOPS BENCH_MBPS BENCH_MEMBER_WBT=$MEMBER_WBT
+export BENCH_STRIPE_CACHE=$STRIPE_CACHE
 export BENCH_MEMBER_SIZE=${member_mb}M BENCH_JOURNAL_SIZE=${JOURNAL_MB}M
 export BENCH_TIMEOUT=$((nsteps * (SUST_RUNTIME + 60) * 2 + 600))
 

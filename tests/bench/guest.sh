@@ -168,6 +168,10 @@ step_array() {
 		err "$k" "array is not raid$level on $PERSONALITY: $(grep -A1 '^md0' /proc/mdstat | tr '\n' ' ')"
 		return
 	fi
+	if [ -n "${BENCH_STRIPE_CACHE:-}" ] &&
+	   ! echo "$BENCH_STRIPE_CACHE" > "/sys/block/md0/md/stripe_cache_size"; then
+		err "$k" "cannot set stripe_cache_size $BENCH_STRIPE_CACHE"
+	fi
 	if [ -n "$jdev" ] && ! set_mode write-through; then
 		err "$k" "cannot set journal_mode write-through: $(cat $JM)"
 	fi

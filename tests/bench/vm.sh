@@ -17,7 +17,8 @@
 # discards them before each array, so every array starts on zeroed disks).
 #
 # Environment (from bench.sh): BENCH_DISKS, BENCH_MEMBER_SIZE,
-# BENCH_JOURNAL_SIZE, BENCH_IOPS, BENCH_MBPS, BENCH_TIMEOUT, BENCH_MEMBER_WBT
+# BENCH_JOURNAL_SIZE, BENCH_IOPS, BENCH_MBPS, BENCH_TIMEOUT, BENCH_MEMBER_WBT,
+# BENCH_STRIPE_CACHE
 # (passed to the guest).
 
 set -u
@@ -56,6 +57,7 @@ for try in 1 2; do
 	VM_BOOTS=0
 	VM_FILES=$plan vm_boot --timeout "${BENCH_TIMEOUT:-3600}" --show \
 		--env BENCH_MEMBER_WBT="${BENCH_MEMBER_WBT:-default}" \
+		--env BENCH_STRIPE_CACHE="${BENCH_STRIPE_CACHE:-}" \
 		--drive-opts discard=unmap "$here/guest.sh" "${disks[@]}" && exit 0
 	grep -qx 'MARK ready' "$VM_RESULTS" && exit 1
 	[ $try = 1 ] && vm_log "boot died before the guest was ready; booting again"

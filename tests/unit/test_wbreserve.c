@@ -94,39 +94,101 @@ static void test_r_comes_back(void)
 
 /*
  * raid456's recovery of a write-back log, modelled block by block (6.1
- * raid5-cache.c): each data-only stripe rewritten as a meta block and
- * its dirty blocks after the log, an empty meta block, then every
- * stripe's parity (meta + P) logged in the worst order, the stripe at
- * the new journal_tail last.  The model's peak use must be the flush
- * bound, and its rewrite the rewrite bound, for any split of d blocks.
+ * raid5-cache.c r5l_recovery_log()): the log found at journal_tail holds
+ * ring blocks [0, @log).  Each data-only stripe is rewritten after it as a
+ * meta block and its dirty blocks, then an empty meta block; raid456's
+ * in-memory tail becomes the rewrite's start while the superblock keeps
+ * the old journal_tail until the recovery is over.  Then every stripe logs
+ * a meta block and P parity pages, each behind r5l_has_free_space()'s
+ * strict test against that in-memory tail.  1: a block of the old log was
+ * overwritten (a power cut now loses it all); 2: the test failed (BUG() or
+ * a wait nothing ends); 0: safe.
  */
+static int raid456_model(u64 ring, u64 log, int p, u64 n, const u64 *per)
+{
+	u64 pos = log, k, b, used;
+
+	for (k = 0; k < n; k++)
+		pos += 1 + per[k];
+	pos += 1;			/* the empty meta block */
+	if (pos > ring)
+		return 1;		/* the rewrite itself wrapped */
+	for (k = 0; k < n; k++) {
+		used = pos - log;
+		if (!(ring > used + 1 + (u64)p))
+			return 2;
+		for (b = 0; b < 1 + (u64)p; b++)
+			if ((pos + b) % ring < log)
+				return 1;
+		pos += 1 + (u64)p;
+	}
+	return 0;
+}
+
+/* The bounds before the one predicate: rewrite after the log, flush <= ring */
+static bool old_bounds_fit(u64 ring, u64 log, int p, u64 n, u64 d)
+{
+	u64 rewrite = n ? n + d + 1 : 0;
+
+	return log + rewrite <= ring && r5j_raid456_recovery(p, n, d) <= ring;
+}
+
 static void test_raid456_model(void)
 {
-	static const u64 per[] = { 1, 3, 1, 2, 4, 1 };
-	int p, k;
-	u64 n;
+	static const u64 per[] = { 1, 3, 1, 2, 4, 1, 1, 2 };
+	u64 ring, log, n, d, k, ones[20];
+	int p, old_unsafe = 0;
 
-	CHECK_EQ(r5j_raid456_rewrite(0, 0), 0);
-	CHECK_EQ(r5j_raid456_flush(1, 0, 0), 0);
-	CHECK_EQ(r5j_raid456_rewrite(1, 1), 3);
-	CHECK_EQ(r5j_raid456_flush(1, 100, 100), 401);
-	CHECK_EQ(r5j_raid456_flush(2, 100, 100), 501);
+	CHECK_EQ(r5j_raid456_recovery(1, 0, 0), 0);
+	CHECK_EQ(r5j_raid456_recovery(1, 100, 100), 401);
+	CHECK_EQ(r5j_raid456_recovery(2, 100, 100), 501);
+	/* nothing data-only: the log alone (write-through's tiny rings) */
+	CHECK_EQ(r5j_raid456_spare(1000, 0, 1, 0, 0), 1000);
+	CHECK_EQ(r5j_raid456_spare(1000, 999, 1, 0, 0), 1);
+	CHECK_EQ(r5j_raid456_spare(1000, 1000, 1, 0, 0), 0);
+	CHECK_EQ(r5j_raid456_spare(1000, 598, 1, 100, 100), 0);
+	CHECK_EQ(r5j_raid456_spare(1000, 597, 1, 100, 100), 1);
 	for (p = 1; p <= 2; p++) {
-		for (n = 1; n <= 6; n++) {
-			u64 rewrite = 0, peak, d = 0;
+		for (ring = 8; ring <= 96; ring++) {
+			for (log = 1; log < ring; log++) {
+				for (n = 1, d = per[0]; n <= 8;
+				     d += per[n < 8 ? n : 0], n++) {
+					u64 spare;
+					int m;
 
-			for (k = 0; k < (int)n; k++) {
-				rewrite += 1 + per[k];
-				d += per[k];
+					spare = r5j_raid456_spare(ring, log, p, n, d);
+					m = raid456_model(ring, log, p, n, per);
+					/* the predicate admits only what is safe */
+					if (spare)
+						CHECK_EQ(m, 0);
+					/*
+					 * and is tight: it keeps two blocks
+					 * (one for the strict test, one the
+					 * model spends), three more are unsafe
+					 */
+					if (spare == 1 && log + 3 < ring)
+						CHECK(raid456_model(ring, log + 3, p,
+								    n, per) != 0);
+					if (old_bounds_fit(ring, log, p, n, d) && m)
+						old_unsafe++;
+				}
 			}
-			rewrite += 1;		/* the empty meta block */
-			peak = rewrite;
-			for (k = 0; k < (int)n; k++)
-				peak += 1 + (u64)p;	/* none frees before the last */
-			CHECK_EQ(r5j_raid456_rewrite(n, d), rewrite);
-			CHECK_EQ(r5j_raid456_flush(p, n, d), peak);
 		}
 	}
+	/* the two bounds alone let raid456 write over the live log */
+	CHECK(old_unsafe > 0);
+	/*
+	 * e.g. RAID5, 20 stripes of one 4 KiB write each in one unit (21
+	 * blocks) of a 100-block ring: 81 blocks of recovery passed both
+	 * bounds, and its parity wraps onto the unit
+	 */
+	for (k = 0; k < 20; k++)
+		ones[k] = 1;
+	CHECK(old_bounds_fit(100, 21, 1, 20, 20));
+	CHECK_EQ(r5j_raid456_spare(100, 21, 1, 20, 20), 0);
+	CHECK_EQ(raid456_model(100, 21, 1, 20, ones), 1);
+	CHECK(r5j_raid456_spare(100, 21, 1, 15, 15) > 0);
+	CHECK_EQ(raid456_model(100, 21, 1, 15, ones), 0);
 }
 
 /*

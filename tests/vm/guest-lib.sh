@@ -12,7 +12,8 @@
 #
 # Variables set by init/host: R5J_TEST (test name), R5J_BOOT (boot number),
 # PERSONALITY (raid5j or raid456), R5J_RESULT_PORT, R5J_KO (module path),
-# R5J_MODPARAMS (raid5j.ko parameters, from the host's environment).
+# R5J_MODPARAMS (raid5j.ko parameters, from the host's environment),
+# R5J_DEBUGFS (raid5j's test hooks, KEY=VALUE words: r5j_debugfs_set).
 
 R5J_TEST=${R5J_TEST:-unknown}
 PERSONALITY=${PERSONALITY:-raid5j}
@@ -162,10 +163,7 @@ load_personality() {
 		# level: never let that pull in raid456 behind our back.
 		mkdir -p /etc/modprobe.d
 		echo "install raid456 /bin/false" > /etc/modprobe.d/no-raid456.conf
-		[ -f "$R5J_KO" ] || fail "no raid5j.ko in the VM (make module)"
-		# shellcheck disable=SC2086 # parameters are words
-		insmod "$R5J_KO" ${R5J_MODPARAMS:-} || fail "insmod raid5j.ko ${R5J_MODPARAMS:-} failed"
-		grep -qw '^raid5j' /proc/modules || fail "raid5j not in /proc/modules"
+		r5j_insmod
 		;;
 	raid456)
 		grep -qw '^raid5j' /proc/modules && fail "raid5j already loaded"
@@ -176,6 +174,26 @@ load_personality() {
 		;;
 	esac
 	log "personality $p loaded: $(grep Personalities /proc/mdstat)"
+}
+
+# r5j_insmod [PARAM=VALUE...]: load raid5j.ko with R5J_MODPARAMS and
+# PARAMs (a later one wins), then set R5J_DEBUGFS's test hooks.
+r5j_insmod() {
+	[ -f "$R5J_KO" ] || fail "no raid5j.ko in the VM (make module)"
+	# shellcheck disable=SC2086 # parameters are words
+	insmod "$R5J_KO" ${R5J_MODPARAMS:-} "$@" ||
+		fail "insmod raid5j.ko ${R5J_MODPARAMS:-} $* failed"
+	grep -qw '^raid5j' /proc/modules || fail "raid5j not in /proc/modules"
+	# shellcheck disable=SC2086 # KEY=VALUE words
+	r5j_debugfs_set ${R5J_DEBUGFS:-}
+}
+
+# r5j_reload [PARAM=VALUE...]: raid5j.ko unloaded (no array may run) and
+# loaded again as r5j_insmod does: parameters read only at load (0444)
+# changed between two assemblies.
+r5j_reload() {
+	run rmmod raid5j
+	r5j_insmod "$@"
 }
 
 # ---- md state ----------------------------------------------------------
@@ -392,29 +410,52 @@ jstat() {
 		echo 0
 }
 
-# wb_journal_cache: 0 when this boot's assertions on raid5j's journal-sized
-# write-back cache (module parameter writeback_journal_cache, issue 16)
-# apply: raid5j runs and the parameter reads Y, or the host asked for it
-# (R5J_MODPARAMS has writeback_journal_cache=1: a module that lacks the
-# parameter -- the kernel ignores an unknown one -- then fails the
-# assertions, its stats being missing).  Otherwise says why they are
+# raid5j_only WHAT: 0 when raid5j runs (WHAT, assertions on its
+# journal_stats or its test hooks, apply); otherwise says that WHAT is
 # skipped (a SAY line: visible in the log and the results) and returns 1.
-wb_journal_cache() {
-	local p=/sys/module/raid5j/parameters/writeback_journal_cache v
-	if [ "$PERSONALITY" != raid5j ]; then
-		say "SKIP journal cache assertions: $PERSONALITY has no writeback_journal_cache"
-		return 1
-	fi
-	v=$(cat "$p" 2>/dev/null)
-	case $v in
-	Y | y | 1) return 0 ;;
-	esac
-	if printf ' %s ' "${R5J_MODPARAMS:-}" | grep -Eq ' writeback_journal_cache=(1|Y|y) '; then
-		say "journal cache asked for (R5J_MODPARAMS='$R5J_MODPARAMS') but the module shows '${v:-no such parameter}': asserting anyway"
-		return 0
-	fi
-	say "SKIP journal cache assertions: writeback_journal_cache is '${v:-absent}' (R5J_MODPARAMS=writeback_journal_cache=1 turns them on)"
+raid5j_only() {
+	[ "$PERSONALITY" = raid5j ] && return 0
+	say "SKIP $1: $PERSONALITY is not raid5j"
 	return 1
+}
+
+# expect_recoverable_by WHO [DEV]: raid5j's writeback_recoverable_by
+# reads WHO (raid456 or raid5j) and DEV's (default /dev/md0) journal_stats
+# shows the log kept as it gives: raid456_room 1 and fixed_reserve 0 for
+# raid456, the reverse for raid5j.  Nothing under raid456 (a SAY line).
+expect_recoverable_by() {
+	local want
+	raid5j_only "writeback_recoverable_by $1" || return 0
+	expect_eq "$(cat /sys/module/raid5j/parameters/writeback_recoverable_by 2>/dev/null)" \
+		"$1" "writeback_recoverable_by"
+	case $1 in
+	raid456) want="1 0" ;;
+	raid5j) want="0 1" ;;
+	*) fail "expect_recoverable_by $1: raid456 or raid5j" ;;
+	esac
+	expect_eq "$(jstat raid456_room "${2:-}") $(jstat fixed_reserve "${2:-}")" \
+		"$want" "journal_stats raid456_room, fixed_reserve (writeback_recoverable_by=$1)"
+}
+
+# r5j_debugfs_set KEY=VALUE...: set raid5j's test hooks,
+# /sys/kernel/debug/raid5j/KEY (read when an array is assembled):
+#   raid456_stripes=N         raid456's stripe limit (default 32768),
+#                             which the log keeps below with
+#                             writeback_recoverable_by=raid456
+#   recovery_unit_by_unit=1   recovery destages unit by unit
+# load_personality applies R5J_DEBUGFS (from the host's environment) with
+# it after the module is loaded, at every boot.  raid456 has no such
+# hooks: a SAY line, nothing set.
+r5j_debugfs_set() {
+	local kv f
+	[ $# -gt 0 ] || return 0
+	raid5j_only "raid5j test hooks $*" || return 0
+	for kv in "$@"; do
+		f=/sys/kernel/debug/raid5j/${kv%%=*}
+		[ -e "$f" ] || fail "no $f (debugfs not mounted, or no such hook)"
+		echo "${kv#*=}" > "$f" || fail "cannot set $f to ${kv#*=}"
+	done
+	log "raid5j test hooks: $*"
 }
 
 # jstat_watch_start KEY...: sample md0's journal_stats every 0.2 s in the
@@ -422,8 +463,8 @@ wb_journal_cache() {
 # evicted_stripes rise and fall between two reads) until jstat_watch_stop.
 # KEY "fill" is used_sectors + wb_reserved_sectors of one sample (the log
 # room taken, the parity reserve of the dirty stripes included); "r456" is
-# used_sectors + raid456_rewrite_sectors (what raid456's recovery would
-# need free after the log's start: at most the ring).
+# used_sectors + raid456_recovery_sectors (the log and what raid456's
+# recovery of it would write: within the ring).
 jstat_watch_start() {
 	rm -f /tmp/jwatch.stop /tmp/jwatch.max
 	(
@@ -436,7 +477,7 @@ jstat_watch_start() {
 				used_sectors | wb_reserved_sectors) fill=$((fill + v)) ;;
 				esac
 				case $k in
-				used_sectors | raid456_rewrite_sectors) r456=$((r456 + v)) ;;
+				used_sectors | raid456_recovery_sectors) r456=$((r456 + v)) ;;
 				esac
 				[ -n "${max[$k]+x}" ] && [ "$v" -gt "${max[$k]}" ] 2>/dev/null &&
 					max[$k]=$v

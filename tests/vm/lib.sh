@@ -46,6 +46,9 @@
 # Environment: PERSONALITY (raid5j|raid456, default raid5j), KVER (the
 # kernel to boot: a release, or 6.1 / 6.12 for the newest of a series;
 # default the newest 6.1; R5J_KO must be built for it), R5J_KO,
+# R5J_MODPARAMS (raid5j.ko's parameters at every boot, e.g.
+# writeback_recoverable_by=raid5j), R5J_DEBUGFS (raid5j's test hooks at
+# every boot, KEY=VALUE words: guest-lib.sh r5j_debugfs_set),
 # VM_FILES (host files copied into the guest's /test/),
 # VM_TIMEOUT, VM_MEM, VM_SMP, VM_TCG_THREAD (multi, or single: all vCPUs
 # in one host thread), VM_CACHE, VM_DRIVE_OPTS (every disk of every
@@ -385,6 +388,7 @@ vm_boot() {
 		printf 'export R5J_NDISKS=%q\n' "${#disks[@]}"
 		printf 'export R5J_KO=/test/raid5j.ko\n'
 		printf 'export R5J_MODPARAMS=%q\n' "${R5J_MODPARAMS:-}"
+		printf 'export R5J_DEBUGFS=%q\n' "${R5J_DEBUGFS:-}"
 		for d in "${envs[@]}"; do
 			printf 'export %s=%q\n' "${d%%=*}" "${d#*=}"
 		done

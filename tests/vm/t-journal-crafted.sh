@@ -179,18 +179,17 @@ done
 vm_boot --timeout 300 --env "CASES=$CASES" - "${disks[@]}" <<'EOF' ||
 . /test/guest-lib.sh
 load_personality
-param=/sys/module/raid5j/parameters/recovery_mem_kb
+# recovery_mem_kb is read only at load: the module is loaded again with
+# it for the cap case, and without it after
 for c in $CASES; do
-	if [ $c = cap ] && [ -e $param ]; then
-		old=$(cat $param)
-		echo 64 > $param
-	fi
+	cap=false
+	[ $c = cap ] && [ "$PERSONALITY" = raid5j ] && cap=true
+	if $cap; then r5j_reload recovery_mem_kb=64; fi
 	n0=$(dmesg | wc -l)	# this case's lines only (no dmesg -C here)
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	mdadm --assemble /dev/md1 $(disks ${c}0 ${c}1 ${c}j) > /tmp/asm.out 2>&1
 	rc=$?
 	t1=$(cut -d' ' -f1 /proc/uptime)
-	[ $c = cap ] && [ -e $param ] && echo $old > $param
 	report "$c.rc" $rc
 	report "$c.ms" "$(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%d", (b - a) * 1000 }')"
 	report "$c.state" "$(cat /sys/block/md1/md/array_state 2>/dev/null || echo none)"
@@ -199,6 +198,7 @@ for c in $CASES; do
 	done
 	sed "s/^/mdadm: /" /tmp/asm.out
 	mdadm --stop /dev/md1 >/dev/null 2>&1
+	if $cap; then r5j_reload; fi
 done
 EOF
 	bad boot2 "boot 2 failed"

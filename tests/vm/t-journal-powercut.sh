@@ -46,16 +46,17 @@
 # dirty_stripes, evicted_stripes and dirty_bytes every 0.5 s (VAL jstat;
 # the writer's acks then share the result port through a FIFO, see
 # guest-lib.sh share_result_port) and boot 2 the data-only stripes its
-# recovery destaged (recovered_wb_stripes).  With raid5j's journal cache
-# (guest-lib.sh wb_journal_cache) and STRIPE_CACHE set, each cycle must
-# have seen evicted stripes and recovered more data-only stripes than the
-# stripe cache holds: most of the dirty data was only in the journal.
+# recovery destaged (recovered_wb_stripes).  With raid5j writing and
+# STRIPE_CACHE set, each cycle must have seen evicted stripes and
+# recovered more data-only stripes than the stripe cache holds: most of
+# the dirty data had left the stripe cache for the journal.
 # LOSS_RECORD=1 records lost acknowledged blocks instead of failing (the
 # wrapper sets it when raid456 writes or recovers: raid456 has that bug
 # there, testing.md 4e); mismatch_cnt and the restart are still asserted.
 #
 # Unit-by-unit recovery (journal.md section 15, "Recovery with a nearly
-# full ring"): with R5J_MODPARAMS recovery_unit_by_unit=1 every boot 2 of
+# full ring"): with R5J_DEBUGFS recovery_unit_by_unit=1 (raid5j's test
+# hook, guest-lib.sh r5j_debugfs_set) every boot 2 of
 # raid5j that destaged data-only stripes must report "journal recovery: N
 # units, M tail moves" with N > 0.  REC_CUT=1 (raid5j recovering) adds a
 # boot between 1 and 2: assemble as boot 2 does, and cut the power 0-0.6 s
@@ -90,6 +91,15 @@
 # carries the guest's MemAvailable and Slab (kB), and the cycle line
 # prints them before the writes and at the cut, with the kmalloc-96/128/192
 # slabs' active objects (the journal cache's index entries).
+# R456_CUT=1 adds a boot between the cut and boot 2: raid456 assembles as
+# boot 2 would, the members throttled as in the writing boot
+# (MEMBER_DRIVE_OPTS), and the power is cut 0.3 s + 0-R456_CUT_MS ms
+# (1200) after its
+# recovery printed "recovering N data-only stripes" (it rewrites them after
+# the log and logs their parity before its superblock leaves the old log:
+# journal.md, "raid456's room"); boot 2 recovers from what that left.
+# RESTART_ALL=1: no member missing after the cut (boot 2 and the raid456
+# boot assemble all of them).
 # REFUSE_PERSONALITY=raid456 adds a boot between the cut and boot 2 that
 # assembles as boot 2 would under that personality, whose recovery must
 # fail: REFUSE_MSG (a regex) in dmesg, no kernel bug.  Mainline then runs
@@ -134,6 +144,9 @@ STRIPE_CACHE=${STRIPE_CACHE:-}
 JWATCH=${JWATCH:-0}
 LOSS_RECORD=${LOSS_RECORD:-0}
 REC_CUT=${REC_CUT:-0}
+R456_CUT=${R456_CUT:-0}
+RESTART_ALL=${RESTART_ALL:-0}
+R456_CUT_MS=${R456_CUT_MS:-1200}
 LOG_HIGH=${LOG_HIGH:-}
 CUT_FULL=${CUT_FULL:-0}
 CUT_MARGIN=${CUT_MARGIN:-50}
@@ -141,7 +154,7 @@ CUT_SLACK=${CUT_SLACK:-256}
 [ "$CUT_FULL" = 1 ] || [ -n "$CUT_STRIPES" ] && [ "$WRITE_PERSONALITY" = raid5j ] &&
 	[ "$JWATCH" != 1 ] && vm_fail "CUT_FULL=1 and CUT_STRIPES need JWATCH=1"
 UNIT_REC=0
-printf ' %s ' "${R5J_MODPARAMS:-}" | grep -Eq ' recovery_unit_by_unit=(1|Y|y) ' &&
+printf ' %s ' "${R5J_DEBUGFS:-}" | grep -Eq ' recovery_unit_by_unit=(1|Y|y) ' &&
 	UNIT_REC=1
 vm_disk j "${JOURNAL_MB}M"
 dump_mb=$((DATA_DISKS * MEMBER_MB + 16))
@@ -190,6 +203,7 @@ caught=0
 
 for cycle in $(seq 1 "$CYCLES"); do
 	missing=d$(( (cycle - 1) % NMEMBERS ))
+	[ "$RESTART_ALL" = 1 ] && missing=
 	kill_ms=$(( CUT_MS + RANDOM % 4000 ))
 	wmembers=
 	for m in $MEMBERS; do
@@ -244,7 +258,7 @@ kmallocs() {
 		/proc/slabinfo 2>/dev/null
 }
 if [ "$JWATCH" = 1 ] && [ "$PERSONALITY" = raid5j ]; then
-	wb_journal_cache && report wbcache 1
+	report wbcache 1
 	report mem0 "$(meminfo)$(kmallocs)"
 	share_result_port
 	# P parity pages a stripe, B stripes a parity meta block (recovery)
@@ -338,7 +352,7 @@ EOF
 		echo "cycle $cycle: last journal_stats before the cut:$(vm_val jstat | sed 's/^/ /');" \
 			"max evicted_stripes ${ev_max:-n/a}, max dirty_stripes $(jmax dirty_stripes)"
 		if [ "$wbcache" = 1 ] && [ "${ev_max:-0}" -le 0 ]; then
-			vm_fail "cycle $cycle: journal cache on, but no stripe was evicted before the cut"
+			vm_fail "cycle $cycle: raid5j wrote, but no stripe was evicted before the cut"
 		fi
 		jring=$(jmax ring_sectors)
 		dmax=$(jmax dirty_bytes)
@@ -430,6 +444,46 @@ EOF
 		echo "cycle $cycle: power cut during recovery, $cut_ms ms after: $(vm_val tailmove)"
 	fi
 
+	if [ "$R456_CUT" = 1 ]; then
+		# raid456's recovery rewrites the data-only stripes after the
+		# log and logs their parity; its superblock keeps the old
+		# journal_tail until assembly ends, so the old log must survive
+		# (members throttled as in the writing boot: the stripes'
+		# member writes, which its assembly waits for, take seconds)
+		cut_ms=$((300 + RANDOM % R456_CUT_MS))
+		rmembers=
+		for m in $MEMBERS; do
+			rmembers="$rmembers $m${MEMBER_DRIVE_OPTS:+,$MEMBER_DRIVE_OPTS}"
+		done
+		PERSONALITY=raid456 vm_boot --timeout 180 --kill-mark r456rec \
+			--kill-after "$((cut_ms / 1000)).$(printf '%03d' $((cut_ms % 1000)))" \
+			--env MISSING="$missing" --env MEMBERS="$MEMBERS" \
+			- $rmembers j <<'EOF' ||
+. /test/guest-lib.sh
+load_personality
+(
+	while ! dmesg | grep -q 'data-only stripes'; do
+		sleep 0.02
+	done
+	report r456rec "$(dmesg | grep -o 'recovering [0-9]* data-only.*' | head -n 1)"
+	mark r456rec
+) &
+mdadm --assemble --run /dev/md0 $(disks_but "$MISSING" $MEMBERS) $(disk j)
+report r456done "mdadm exit $?"
+sleep 60
+EOF
+			vm_fail "cycle $cycle: the raid456 boot cut during its recovery failed"
+		# raid456 writing (validating the test) may leave no data-only
+		# stripe; raid5j's log at a cut under these writes always has
+		if [ "$VM_KILLED" = 1 ]; then
+			echo "cycle $cycle: power cut during raid456's recovery, $cut_ms ms after: $(vm_val r456rec); assembly: $(vm_val r456done)"
+		elif [ "$WRITE_PERSONALITY" = raid456 ]; then
+			echo "cycle $cycle: raid456's recovery found no data-only stripe: not cut ($(vm_val r456done))"
+		else
+			vm_fail "cycle $cycle: raid456's recovery was not cut (no data-only stripes seen)"
+		fi
+	fi
+
 	PERSONALITY=$RESTART_PERSONALITY vm_boot --timeout "$RESTART_TIMEOUT" \
 		--env JOURNAL="$JOURNAL" --env MISSING="$missing" \
 		--env MEMBERS="$MEMBERS" --env NMEMBERS=$NMEMBERS \
@@ -439,7 +493,9 @@ load_personality
 members=$(disks_but "$MISSING" $MEMBERS)
 if [ "$JOURNAL" = 1 ]; then
 	run mdadm --assemble --run /dev/md0 $members $(disk j)
-	check state "[$NMEMBERS/$((NMEMBERS - 1))]" /dev/md0
+	up=$NMEMBERS
+	[ -n "$MISSING" ] && up=$((NMEMBERS - 1))
+	check state "[$NMEMBERS/$up]" /dev/md0
 	dmesg | grep -E 'journal:|r5l|recover' | tail -3
 	grep -q resync /proc/mdstat && fail "a resync started despite the journal"
 	report recovered "$(jstat recovered_wb_stripes)"
@@ -454,9 +510,11 @@ else
 fi
 dd if=/dev/md0 of=$(disk dump) bs=1M 2>/dev/null || fail "copying the array failed"
 sync
-run mdadm /dev/md0 --add $(disk $MISSING)
-fast_sync
-wait_sync /dev/md0
+if [ -n "$MISSING" ]; then
+	run mdadm /dev/md0 --add $(disk $MISSING)
+	fast_sync
+	wait_sync /dev/md0
+fi
 check state "[$NMEMBERS/$NMEMBERS]" /dev/md0
 echo check > /sys/block/md0/md/sync_action
 wait_sync /dev/md0
@@ -484,7 +542,7 @@ EOF
 		echo "cycle $cycle: recovery destaged ${rec:-?} data-only stripes"
 		if [ "$wbcache" = 1 ] && [ "$REC_CUT" != 1 ] &&
 		   [ -n "$STRIPE_CACHE" ] && [ "${rec:-0}" -le "$STRIPE_CACHE" ]; then
-			vm_fail "cycle $cycle: journal cache on, but recovery destaged only ${rec:-0} data-only stripes (stripe cache $STRIPE_CACHE): the dirty data was not beyond RAM"
+			vm_fail "cycle $cycle: raid5j wrote, but recovery destaged only ${rec:-0} data-only stripes (stripe cache $STRIPE_CACHE): the dirty data was not beyond the stripe cache"
 		fi
 	fi
 	mkdir -p "$CUT_DIR"

@@ -13,19 +13,21 @@
 #     stand still longer than STALL_S (60) s while fio runs;
 #   - then the switch to write-through drains, dirty_stripes 0, fio's
 #     verify_only passes again, check: mismatch_cnt 0.
-# raid5j with the journal cache (writeback_journal_cache=1; skipped with a
-# SAY line otherwise): the journal filled (writers waited for log space,
+# raid5j (skipped with a SAY line under raid456): the journal filled (writers waited for log space,
 # space_waits > 0, or the log's used sectors plus the dirty stripes' parity
 # reserve reached writeback_log_high % of the ring), stripes were evicted,
 # dirty_bytes never above the ring, and on RAID5 at some point at least
 # 29 % of it (issue 16c: rule 8's smaller reserve; MIN_DIRTY_PCT, which
 # t-journal-wb-fixed-full raises to 50 for rule 8'); after the switch
-# dirty_bytes 0.  With FIXED_RESERVE=1 (that wrapper) journal_stats must
-# show fixed_reserve 1.
-# Without the cache the stripe cache bounds the dirty data and the
-# journal does not fill (the sampled maximum is reported).  ~1.5 minutes.
+# dirty_bytes 0.  RECOVERABLE_BY (raid456, the module's default; raid5j
+# in that wrapper): the module is loaded with writeback_recoverable_by
+# set so, and journal_stats must show the rules it gives (guest-lib.sh
+# expect_recoverable_by).  ~1.5 minutes.
 
 . "$(dirname "$0")/lib.sh"
+
+RECOVERABLE_BY=${RECOVERABLE_BY:-raid456}
+export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_recoverable_by=$RECOVERABLE_BY"
 
 LEVEL=${LEVEL:-5}
 D="d0 d1 d2 d3"
@@ -36,13 +38,13 @@ vm_disk j 16M
 vm_boot --timeout 600 --env D="$D" --env LEVEL="$LEVEL" \
 	--env WRITE_MB="${WRITE_MB:-48}" --env LIMIT_S="${LIMIT_S:-300}" \
 	--env STALL_S="${STALL_S:-60}" --env MIN_DIRTY_PCT="${MIN_DIRTY_PCT:-29}" \
-	--env FIXED_RESERVE="${FIXED_RESERVE:-0}" \
+	--env RECOVERABLE_BY="$RECOVERABLE_BY" \
 	--env RING_SLACK="${RING_SLACK:-1024}" - $D j <<'EOF' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
 MD=/sys/block/md0/md
 wbc=false
-wb_journal_cache && wbc=true
+raid5j_only "journal cache assertions" && wbc=true
 n=$(echo $D | wc -w)
 run mdadm --create /dev/md0 --run --level=$LEVEL --raid-devices=$n \
 	--chunk=16 --assume-clean --bitmap=none --write-journal=$(disk j) $(disks $D)
@@ -57,7 +59,7 @@ stall_watch_start
 hang_watchdog "$LIMIT_S"
 [ "$PERSONALITY" = raid5j ] &&
 	jstat_watch_start used_sectors fill evicted_stripes dirty_bytes dirty_stripes \
-		r456 raid456_flush_sectors
+		r456
 # shellcheck disable=SC2086
 fio_watched full /dev/md0 $FIO
 say "$((WRITE_MB)) MiB of random 4K writes + verify: $(echo "$t1 $t0" | awk '{ print $1 - $2 }') s, longest stall of md0's I/O ${stall} s"
@@ -69,8 +71,7 @@ if [ "$PERSONALITY" = raid5j ]; then
 	pct=$((fm * 100 / ring))
 	sw=$(jstat space_waits)
 	say "journal: ring $ring sectors, max used $um ($((um * 100 / ring)) %), max used + parity reserve $fm ($pct %), max evicted_stripes $(jstat_max evicted_stripes), max dirty_bytes $(jstat_max dirty_bytes) ($(($(jstat_max dirty_bytes) * 100 / (ring * 512))) % of the ring), max dirty_stripes $(jstat_max dirty_stripes), space_waits $sw, parity_waits $(jstat parity_waits), evictions $(jstat evictions), journal_reads $(jstat journal_reads), log_high $(jstat log_high), fixed_reserve $(jstat fixed_reserve), x_units $(jstat x_units), room_short $(jstat room_short)"
-	[ "$FIXED_RESERVE" = 1 ] &&
-		expect_eq "$(jstat fixed_reserve)" 1 "journal_stats fixed_reserve (writeback_fixed_reserve=1)"
+	expect_recoverable_by "$RECOVERABLE_BY"
 	# stripe_unblocked: the daemon's or a read's stripe taken while
 	# writers waited for the free share (refused before issue 16e)
 	say "raid5j_stats: $(grep -E '^stripe_(waits|unblocked) ' $MD/raid5j_stats | tr '\n' ' ')"
@@ -80,8 +81,7 @@ if [ "$PERSONALITY" = raid5j ]; then
 		# the daemon counts it (raid456's room included when on)
 		r456pct=0
 		[ "$(jstat raid456_room)" = 1 ] &&
-			r456pct=$(( $(jstat_max r456) > $(jstat_max raid456_flush_sectors) ?
-				$(jstat_max r456) * 100 / ring : $(jstat_max raid456_flush_sectors) * 100 / ring ))
+			r456pct=$(( $(jstat_max r456) * 100 / ring ))
 		[ "$sw" -gt 0 ] || [ "$pct" -ge "$h" ] || [ "$r456pct" -ge "$h" ] ||
 			fail "the journal never filled: no space wait, at most $pct % used or reserved, $r456pct % of raid456's room (writeback_log_high $h %)"
 		[ "$(jstat_max evicted_stripes)" -gt 0 ] || fail "no stripe evicted"
@@ -91,15 +91,13 @@ if [ "$PERSONALITY" = raid5j ]; then
 		# RAID5 held at most 26-27 % of the ring in dirty 4 KiB blocks
 		# before, 31-34 % after (journal.md rule 8, testing.md 4e)
 		# (rule 8', issue 16r: above half the ring, MIN_DIRTY_PCT 50)
-		# raid456's room (on by default): raid456 could recover the
-		# log at any moment; its rewrite after the log and its parity
-		# for every data-only stripe fit the ring
+		# raid456's room (recoverable_by raid456): raid456 could recover the
+		# log at any moment; the log and all its recovery writes (each
+		# data-only stripe rewritten, then its parity) fit the ring
 		if [ "$(jstat raid456_room)" = 1 ]; then
-			say "raid456's room: max flush $(jstat_max raid456_flush_sectors), max used + rewrite $(jstat_max r456) of $ring sectors"
-			[ "$(jstat_max raid456_flush_sectors)" -le "$ring" ] ||
-				fail "raid456's recovery of this log could hit its BUG(): rewrite + parity $(jstat_max raid456_flush_sectors) sectors, ring $ring"
+			say "raid456's room: max used + recovery $(jstat_max r456) of $ring sectors"
 			[ "$(jstat_max r456)" -le $((ring + RING_SLACK)) ] ||
-				fail "raid456's rewrite would overwrite the log: used + rewrite $(jstat_max r456) sectors, ring $ring (+ $RING_SLACK for destages in flight)"
+				fail "raid456's recovery would overwrite the log: used + recovery $(jstat_max r456) sectors, ring $ring (+ $RING_SLACK for destages in flight)"
 		fi
 		# raid456's room caps random 4 KiB blocks on RAID5 near a
 		# quarter of the ring (flush: n (2 + P) + d; 20 % measured): at least 15 %

@@ -9,10 +9,9 @@
 # without a member (a different one each cycle), no --force; every
 # acknowledged block must hold its last acknowledged generation or a later
 # one, mismatch_cnt 0 after the rebuild.  JWATCH=1: journal_stats sampled
-# before the cut, the data-only stripes recovery destaged reported; with
-# raid5j's journal cache (writeback_journal_cache=1) each cycle must have
-# evicted stripes and recover more data-only stripes than the 17 the
-# stripe cache holds (t-journal-powercut.sh).  CI: RAID5, 2 cycles
+# before the cut, the data-only stripes recovery destaged reported; under
+# raid5j each cycle must have evicted stripes and recover more data-only
+# stripes than the 17 the stripe cache holds (t-journal-powercut.sh).  CI: RAID5, 2 cycles
 # (~2 min); long: CYCLES=N, LEVEL=6 for RAID6 (five members).
 # raid456 (6.1) loses acknowledged writes of its own write-back journal
 # behind volatile disk caches (testing.md 4c; here: 1955 of 2023 blocks in

@@ -9,8 +9,8 @@
 #   1. fio, 4 KiB random writes qd16 over a WS_MB (16) MiB working set,
 #      IO_MB (4) MiB of them (1024 distinct blocks: ~800 partial rows
 #      dirty, 47x the stripe cache, a tenth of the journal), then
-#      verified by the same fio right after (reads of data that is dirty:
-#      with the journal cache, of stripes evicted to the journal);
+#      verified by the same fio right after (reads of data that is dirty,
+#      of stripes evicted to the journal among them);
 #   2. drop_caches (the shrinker drops the evicted entries' RAM copies),
 #      then the working set read whole (dd 64K, direct) while dirty: its
 #      md5 is the reference for 3-4;
@@ -20,14 +20,12 @@
 #      the first, verified; md5 while dirty; switch to write-through (the
 #      switch returns once everything is destaged): dirty_stripes 0, the
 #      md5 and the second pass verify again, check: mismatch_cnt 0.
-# raid5j with the journal cache (writeback_journal_cache=1, see
-# guest-lib.sh wb_journal_cache; skipped with a SAY line otherwise):
-# journal_stats sampled every 0.2 s during the passes: evicted_stripes > 0
+# raid5j (skipped with a SAY line under raid456): journal_stats sampled every 0.2 s during the passes: evicted_stripes > 0
 # and dirty_bytes > 0 at some point, evictions and journal_reads grew
 # (blocks read back from the journal: by the verify reads or the
 # destages), log_high shown, writeback_log_high in 10-90; after the switch
-# evicted_stripes 0 and dirty_bytes 0.  raid456 (and raid5j without the
-# cache) keep every dirty page in RAM: the data assertions only.
+# evicted_stripes 0 and dirty_bytes 0.  raid456 keeps every dirty page
+# in RAM: the data assertions only.
 # LEVELS ("5 6"), WS_MB, IO_MB.  ~2 minutes.
 
 . "$(dirname "$0")/lib.sh"
@@ -42,7 +40,7 @@ vm_boot --timeout 420 --env LEVELS="$LEVELS" --env WS_MB="${WS_MB:-16}" \
 load_personality
 MD=/sys/block/md0/md
 wbc=false
-wb_journal_cache && wbc=true
+raid5j_only "journal cache assertions" && wbc=true
 WATCH="evicted_stripes dirty_bytes dirty_stripes"
 
 region_md5() {

@@ -6,8 +6,8 @@
 # raid456 can recover, recovered by raid5j.  Developer scenario, not in CI.
 #
 # t-journal-wb-bigcache-powercut with RAID5, 4 x MEMBER_MB (512) MiB
-# members, a JOURNAL_MB (1024) MiB journal, stripe_cache_size 256, the
-# journal cache on, writeback_log_high 90 (the most it takes), one cycle.
+# members, a JOURNAL_MB (1024) MiB journal, stripe_cache_size 256,
+# writeback_log_high 90 (the most it takes), one cycle.
 # The writers are the stamp tool's, every write one random 4 KiB block
 # (STAMP_SMALL: data-only stripes, ~131,000 rows to pick from).  The age
 # destage has no knob, so the members' writes are throttled in the
@@ -33,12 +33,13 @@
 # a member, no --force: every acknowledged block verified, mismatch_cnt 0
 # after the rebuild.
 #
-# Parameters: the module's defaults keep every raid456 hash list within
-# raid456's limit (journal.md, "raid456's stripe limit"), so the log never
-# gets past the bound; past it needs R5J_MODPARAMS="writeback_raid456_room=0
-# writeback_fixed_reserve=1" (the journal's capacity, for arrays only raid5j
-# assembles after a crash), this scenario's default.  R5J_MODPARAMS=""
-# (set, empty) runs on the defaults: with CUT_STRIPES=26000
+# Parameters: the module's default (writeback_recoverable_by=raid456)
+# keeps every raid456 hash list within raid456's limit (journal.md,
+# "raid456's stripe limit"), so the log never gets past the bound; past
+# it needs R5J_MODPARAMS="writeback_recoverable_by=raid5j" (the journal's
+# capacity, for arrays only raid5j assembles after a crash), this
+# scenario's default.  R5J_MODPARAMS="" (set, empty) runs on the
+# defaults: with CUT_STRIPES=26000
 # RESTART_PERSONALITY=raid456, raid456 recovered 26147 data-only stripes,
 # every block intact (2026-12-06).
 #
@@ -69,8 +70,7 @@
 # garbage in what it served.  raid5j's boot 246 s: recovery 150 s
 # (18572 transactions, 40062 data-only stripes destaged), every
 # acknowledged block intact, mismatch_cnt 0.
-R5J_MODPARAMS=${R5J_MODPARAMS-writeback_raid456_room=0 writeback_fixed_reserve=1}
-export R5J_MODPARAMS="writeback_journal_cache=1${R5J_MODPARAMS:+ $R5J_MODPARAMS}"
+export R5J_MODPARAMS=${R5J_MODPARAMS-writeback_recoverable_by=raid5j}
 export CYCLES=${CYCLES:-1} JOURNAL_MB=${JOURNAL_MB:-1024} MEMBER_MB=${MEMBER_MB:-512}
 export STRIPE_CACHE=${STRIPE_CACHE:-256} LOG_HIGH=${LOG_HIGH:-90} JWATCH=1
 export STAMP_SMALL=1 STAMP_SECONDS=${STAMP_SECONDS:-1200}

@@ -6,20 +6,18 @@
 # 48 KiB, 4 rows), 16 MiB journal, stripe_cache_size 256, write-back:
 #   1. 100 stripes with one 4 KiB block dirty (partial): all 100 stay
 #      cached (raid5j: dirty_stripes 100; below the high mark, 192);
-#   2. 100 more partial stripes (200 dirty > 192): a batch destages the
-#      oldest partial ones down to the low mark (destage_batches +1,
-#      dirty_stripes <= 128 + 16, destaged_partial >= 56: stripes still
-#      being logged when the batch counted the idle ones are not in it);
-#      with raid5j's journal cache on they are evicted instead (still
-#      dirty, in the journal only: dirty_stripes 200, evicted_stripes
-#      >= 56, at most 128 + 16 in memory);
+#   2. 100 more partial stripes (200 dirty > 192): the oldest idle ones
+#      are evicted down to the low mark (still dirty, in the journal:
+#      dirty_stripes 200, evicted_stripes >= 56, at most 128 + 16 in
+#      the stripe cache: stripes still being logged when the policy
+#      counted the idle ones are not among them);
 #   3. one full 48 KiB stripe written: its 4 rows are destaged at once,
 #      without member reads (destaged_full +4, destage_reads +0,
 #      dirty_stripes unchanged);
 #   3b. a hot stripe (its first chunk written twice, then the other
-#      two): full, but with the journal cache on it is held like a
-#      partial one (destaged_full +0, dirty_stripes +4), as rows of a
-#      hot set that fill up write by write are rewritten again soon;
+#      two): full, but held like a partial one (destaged_full +0,
+#      dirty_stripes +4), as rows of a hot set that fill up write by
+#      write are rewritten again soon;
 #   4. the marks in sysfs: 75 / 50 by default, shown in journal_stats in
 #      stripes (192 / 128); a high mark below the low one, a low above the
 #      high one, 0, 91 (above 90) and "x" are refused with EINVAL and
@@ -49,12 +47,8 @@ run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
 	--assume-clean --bitmap=none --write-journal=$(disk j) $(disks $D)
 echo 256 > $MD/stripe_cache_size
 journal_mode write-back
-r5j=false jc=0
+r5j=false
 [ "$PERSONALITY" = raid5j ] && r5j=true
-# raid5j's journal cache (writeback_journal_cache): idle stripes beyond
-# the marks are evicted (dropped from memory, kept in the journal), not
-# destaged
-$r5j && jc=$(st writeback_journal_cache)
 
 # 4 KiB of /tmp/blocks at each of N full stripes from FIRST (row 0 of
 # their first chunk): one dirty block per stripe
@@ -68,26 +62,19 @@ partial() {	# partial FIRST N SKIP
 partial 0 100 11
 if $r5j; then
 	expect_eq "$(st dirty_stripes)" 100 "dirty stripes after 100 partial writes"
-	b0=$(st destage_batches) p0=$(st destaged_partial)
+	p0=$(st destaged_partial)
 fi
 partial 300 100 22
 if $r5j; then
 	sleep 2
 	d=$(st dirty_stripes) ev=$(st evicted_stripes)
-	say "after 200 partial stripes (journal cache $jc): dirty_stripes $d, evicted_stripes $ev, destaged_partial +$(( $(st destaged_partial) - p0 )), destage_batches +$(( $(st destage_batches) - b0 ))"
-	# the batch counts idle stripes: the last ones fio wrote may still
-	# have been in the journal then, and stay dirty until the age limit
-	if [ "$jc" = 1 ]; then
-		expect_eq "$d" 200 "dirty stripes (evicted ones included)"
-		[ $((d - ev)) -le 144 ] ||
-			fail "dirty stripes in memory above the low mark (+16): $((d - ev))"
-		[ "$ev" -ge 56 ] || fail "evicted_stripes $ev < 56"
-	else
-		[ "$d" -le 144 ] || fail "dirty stripes above the low mark (+16) after a batch: $d"
-		expect_eq "$(( $(st destage_batches) - b0 ))" 1 "destage batches"
-		[ $(( $(st destaged_partial) - p0 )) -ge 56 ] ||
-			fail "destaged_partial +$(( $(st destaged_partial) - p0 )) < 56"
-	fi
+	say "after 200 partial stripes: dirty_stripes $d, evicted_stripes $ev, destaged_partial +$(( $(st destaged_partial) - p0 ))"
+	# the policy counts idle stripes: the last ones fio wrote may still
+	# have been in the journal then, and stay in memory until the age limit
+	expect_eq "$d" 200 "dirty stripes (evicted ones included)"
+	[ $((d - ev)) -le 144 ] ||
+		fail "dirty stripes in memory above the low mark (+16): $((d - ev))"
+	[ "$ev" -ge 56 ] || fail "evicted_stripes $ev < 56"
 	d=$(st dirty_stripes) f0=$(st destaged_full) r0=$(st destage_reads)
 fi
 dd if=/dev/urandom of=/tmp/full bs=48K count=1 2>/dev/null
@@ -109,13 +96,9 @@ dd if=/tmp/hot of=/dev/md0 bs=16K skip=1 seek=631 count=2 oflag=direct 2>/dev/nu
 	fail "hot stripe's other chunks"
 if $r5j; then
 	sleep 1
-	if [ "$jc" = 1 ]; then
-		# full, but rewritten: held for the policy like a partial one
-		expect_eq "$(( $(st destaged_full) - f0 ))" 4 "full destages after the hot stripe (held)"
-		expect_eq "$(st dirty_stripes)" "$((d + 4))" "dirty stripes after the hot stripe"
-	else
-		expect_eq "$(( $(st destaged_full) - f0 ))" 8 "full destages after the hot stripe (cache off: at once)"
-	fi
+	# full, but rewritten: held for the policy like a partial one
+	expect_eq "$(( $(st destaged_full) - f0 ))" 4 "full destages after the hot stripe (held)"
+	expect_eq "$(st dirty_stripes)" "$((d + 4))" "dirty stripes after the hot stripe"
 
 	expect_eq "$(cat $MD/writeback_dirty_high) $(cat $MD/writeback_dirty_low)" "75 50" "marks"
 	expect_eq "$(st dirty_high) $(st dirty_low)" "192 128" "marks in stripes"

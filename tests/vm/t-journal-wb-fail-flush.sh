@@ -9,9 +9,10 @@
 #	  (throttled: destages are slow)    (switched to dm-error)
 #	    |  /dev/md0 RAID5 4 x 32 MiB, 64K chunk, write-back
 #
-# Every disk sits behind a volatile write cache (VM_NBD_CACHE=1).  The
-# journal cache is off (writeback_journal_cache=0): dirty data stays in
-# RAM, the case this test is about; evicted data is another one.
+# Every disk sits behind a volatile write cache (VM_NBD_CACHE=1).  Dirty
+# data is in RAM (stripes evicted to the journal keep a RAM copy while
+# there is no memory pressure), the case this test is about; evicted
+# data whose RAM copy was dropped is another one.
 # Boot 2: fio random 4 KiB writes (each block once, every completion
 # logged with its offset: the acknowledgements) in write-back, so
 # acknowledged blocks sit dirty in the stripe cache; the journal dies
@@ -31,7 +32,6 @@
 . "$(dirname "$0")/lib.sh"
 
 export VM_NBD_CACHE=1
-export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_journal_cache=0"
 M="d0 d1 d2 d3"
 THR=${FAIL_FLUSH_IOPS:-25}	# member iops: destages lag the writers
 vm_disks 32M $M

@@ -4,9 +4,9 @@
 # t-journal-wb-fullring-powercut: a power cut with the write-back ring
 # nearly full, so that recovery must go unit by unit without being forced
 # (journal.md section 15, "Beyond half the ring" and "Recovery with a
-# nearly full ring").  t-journal-wb-bigcache-powercut with rule 8' on
-# (writeback_fixed_reserve=1), recovery_unit_by_unit NOT set, the journal
-# cache on (the default), a small journal (JOURNAL_MB 4), a stripe cache
+# nearly full ring").  t-journal-wb-bigcache-powercut with the module
+# loaded with writeback_recoverable_by=raid5j (rule 8'), the test hook
+# recovery_unit_by_unit NOT set, a small journal (JOURNAL_MB 4), a stripe cache
 # of 32 (recovery must destage more data-only stripes than that, the
 # wrapped scenario's check) and slow members in the writing boot: the
 # members' writes throttled (THROTTLE_IOPS 25 write requests a second,
@@ -38,13 +38,13 @@
 # writing and raid456 recovering (WRITE_PERSONALITY=raid5j
 # RESTART_PERSONALITY=raid456): the cut is at a full ring as above
 # (journal.md section 15, "raid456 recovering such a log").
-export R5J_MODPARAMS="writeback_journal_cache=1${R5J_MODPARAMS:+ $R5J_MODPARAMS} writeback_fixed_reserve=1 writeback_raid456_room=${RAID456_ROOM:-0}"
+export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_recoverable_by=raid5j"
 export CYCLES=${CYCLES:-2} JOURNAL_MB=${JOURNAL_MB:-4} STRIPE_CACHE=${STRIPE_CACHE:-32}
 export LOG_HIGH=${LOG_HIGH:-90} CUT_FULL=${CUT_FULL:-1} JWATCH=1
 export VM_TEST=${VM_TEST:-t-journal-wb-fullring-powercut}
 export MEMBER_DRIVE_OPTS=${MEMBER_DRIVE_OPTS:-throttling.iops-write=${THROTTLE_IOPS:-25}}
 MIN_CYCLES=${MIN_CYCLES:-0}
-case " $R5J_MODPARAMS " in
+case " ${R5J_DEBUGFS:-} " in
 *" recovery_unit_by_unit="[1Yy]" "*)
 	echo "FAIL $VM_TEST: recovery_unit_by_unit set: this scenario is about the unforced case"
 	exit 1 ;;
@@ -62,7 +62,7 @@ rc=${PIPESTATUS[0]}
 write_p=${WRITE_PERSONALITY:-${PERSONALITY:-raid5j}}
 rest_p=${RESTART_PERSONALITY:-${PERSONALITY:-raid5j}}
 if [ "$write_p" != raid5j ] || [ "$rest_p" != raid5j ]; then
-	echo "SKIP unit-by-unit assertion: raid456 writes or recovers (no writeback_fixed_reserve, no journal_stats)"
+	echo "SKIP unit-by-unit assertion: raid456 writes or recovers (no writeback_recoverable_by, no journal_stats)"
 	exit 0
 fi
 

@@ -1,36 +1,42 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# t-journal-wb-jcache-park: a destage's parity parks for log space and the
-# array keeps going (journal.md rule 8, issue 16d).  RAID5 of 4 x 32 MiB
-# (LEVEL=6: 5 members), 16K chunk, an 8 MiB journal, write-back with
-# raid5j's journal cache (writeback_journal_cache=1) and writeback_log_high
-# 90.  The members sit behind dm-delay (writes and flushes held DELAY_MS,
-# 20 ms; reads not), so destages and reclaim are slow and the writers fill
-# the ring to the last block; the destages of stripes pinning units newer
-# than the oldest then find no room for their parity and park.  Two fio
-# writers, each over its own 32 MiB, 4 KiB and 8 KiB random blocks qd16,
-# WRITE_MB (24) MiB in all (three times the journal), then each reads its
-# blocks back and checks them (crc32c).
-#   - raid5j: parity_waits > 0 (the parking path ran), no WARNING (the
-#     oldest unit's destages never park: rule 8's miscount warning);
+# t-journal-wb-jcache-park: the ring full under writers faster than the
+# members, and the array keeps going (journal.md rule 8, issue 16d).
+# RAID5 of 4 x 32 MiB (LEVEL=6: 5 members), 16K chunk, an 8 MiB journal,
+# write-back with writeback_log_high 90.  The members sit behind dm-delay
+# (writes and flushes held DELAY_MS, 20 ms; reads not), so destages and
+# reclaim are slow and the writers fill the ring.  With
+# writeback_recoverable_by=raid456 (the default, RECOVERABLE_BY) raid456's
+# room holds the writers before the ring is full (space_waits > 0; no
+# destage's parity had to park: parity_waits reported); with raid5j
+# (t-journal-wb-fixed-park) the ring fills to the last block and the
+# destages of stripes pinning units newer than the oldest find no room
+# for their parity and park.  Two fio writers, each over its own 32 MiB,
+# 4 KiB and 8 KiB random blocks qd16, WRITE_MB (24) MiB in all (three
+# times the journal), then each reads its blocks back and checks them
+# (crc32c).
+#   - raid5j: the writers waited for ring space (space_waits > 0); with
+#     RECOVERABLE_BY=raid5j parity_waits > 0 (the parking path ran); no
+#     WARNING (the oldest unit's destages never park: rule 8's miscount
+#     warning);
 #   - no hang: writes and verify end within LIMIT_S (300) s (a watchdog
 #     fails with journal_stats and the blocked tasks); md0's completed I/Os
 #     never stand still longer than STALL_S (60) s while fio runs;
 #   - every acknowledged block verifies: fio's verify, again after the
 #     switch to write-through (dirty_stripes 0) and after a stop and
 #     reassembly; check: mismatch_cnt 0.
-# raid456 runs the same writes and checks (no journal_stats: the parking
-# assertion is skipped with a SAY line).  ~1.5 minutes.
-# FIXED_RESERVE=1 (t-journal-wb-fixed-park: rule 8', module parameter
-# writeback_fixed_reserve=1): journal_stats must show fixed_reserve 1 and
-# x_units > 0 (the oldest unit's parity went into a unit X).
-# raid456's room (journal.md section 15, on by default) keeps cached
-# writes from filling the ring, so the parking path needs it off
-# (writeback_raid456_room=0; RAID456_ROOM=1 to run with it).
-export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_journal_cache=1 writeback_raid456_room=${RAID456_ROOM:-0}"
+# raid456 runs the same writes and checks (no journal_stats: the ring
+# assertions are skipped with a SAY line).  ~1.5 minutes.
+# RECOVERABLE_BY: the module is loaded with writeback_recoverable_by set
+# so, and journal_stats must show the rules it gives (guest-lib.sh
+# expect_recoverable_by); raid5j (rule 8'): also x_units > 0 (the oldest
+# unit's parity went into a unit X).
 
 . "$(dirname "$0")/lib.sh"
+
+RECOVERABLE_BY=${RECOVERABLE_BY:-raid456}
+export R5J_MODPARAMS="${R5J_MODPARAMS:+$R5J_MODPARAMS }writeback_recoverable_by=$RECOVERABLE_BY"
 
 LEVEL=${LEVEL:-5}
 D="d0 d1 d2 d3"
@@ -41,12 +47,12 @@ vm_disk j 8M
 vm_boot --timeout 600 --env D="$D" --env LEVEL="$LEVEL" \
 	--env WRITE_MB="${WRITE_MB:-24}" --env LIMIT_S="${LIMIT_S:-300}" \
 	--env STALL_S="${STALL_S:-60}" --env DELAY_MS="${DELAY_MS:-20}" \
-	--env FIXED_RESERVE="${FIXED_RESERVE:-0}" - $D j <<'EOF' || vm_fail "boot"
+	--env RECOVERABLE_BY="$RECOVERABLE_BY" - $D j <<'EOF' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
 MD=/sys/block/md0/md
 wbc=false
-wb_journal_cache && wbc=true
+raid5j_only "journal cache assertions" && wbc=true
 n=$(echo $D | wc -w)
 slow=$(slow_members "$DELAY_MS" $D)
 # shellcheck disable=SC2086
@@ -93,14 +99,16 @@ if [ "$PERSONALITY" = raid5j ]; then
 	say "journal: ring $ring sectors, max used $(jstat_max used_sectors), max used + parity reserve $(jstat_max fill) ($(( $(jstat_max fill) * 100 / ring )) %), max dirty_bytes $(jstat_max dirty_bytes), max dirty_stripes $(jstat_max dirty_stripes), parity_waits $pw, space_waits $(jstat space_waits), destaged_full $(jstat destaged_full), destaged_partial $(jstat destaged_partial), evictions $(jstat evictions), fixed_reserve $(jstat fixed_reserve), x_units $(jstat x_units)"
 	say "most ring taken: $(cat /tmp/fill.worst 2>/dev/null)"
 	if $wbc; then
-		[ "$pw" -gt 0 ] ||
-			fail "no destage parked its parity for space (parity_waits 0): the scenario did not reach the parking path"
+		[ "$(jstat space_waits)" -gt 0 ] ||
+			fail "no writer waited for ring space (space_waits 0): the ring never filled"
 		# rule 8: a crash at any moment leaves recovery room for the
 		# parity of every dirty stripe (checked by the driver at each
 		# use of the ring)
 		expect_eq "$(jstat room_short)" 0 "room_short (ring uses that left recovery less room than rule 8 keeps)"
-		if [ "$FIXED_RESERVE" = 1 ]; then
-			expect_eq "$(jstat fixed_reserve)" 1 "journal_stats fixed_reserve (writeback_fixed_reserve=1)"
+		expect_recoverable_by "$RECOVERABLE_BY"
+		if [ "$RECOVERABLE_BY" = raid5j ]; then
+			[ "$pw" -gt 0 ] ||
+				fail "no destage parked its parity for space (parity_waits 0): the scenario did not reach the parking path"
 			[ "$(jstat x_units)" -gt 0 ] ||
 				fail "x_units 0: no oldest unit's parity went into a unit X (rule 8')"
 		fi

@@ -5,6 +5,11 @@
 # chunk, 8 MiB journal), what a user relies on:
 #   1. raid5j: write-back refused with the module parameter writeback=0,
 #      taken by default; journal_mode then shows "write-through [write-back]";
+#      writeback_recoverable_by reads raid456 (the default: journal_stats
+#      raid456_room 1, fixed_reserve 0), and it and recovery_mem_kb (read
+#      at assembly) refuse a write at run time, unchanged; the test hooks
+#      are in debugfs (raid5j/raid456_stripes 32768,
+#      raid5j/recovery_unit_by_unit N), not module parameters;
 #   2. 512 KiB written with O_DIRECT; while stripes are dirty (raid5j:
 #      journal_stats dirty_stripes > 0, members not yet written) the data
 #      reads back right through chunk-aligned O_DIRECT reads (the bypass
@@ -18,7 +23,12 @@
 #      on the members (raid5j: dirty_stripes 0 right after the switch);
 #      "check" then counts mismatch_cnt 0;
 #   5. stop (clean: raid5j leaves one empty unit) and assemble without one
-#      member: the data written in 2 reads back from members and parity.
+#      member: the data written in 2 reads back from members and parity;
+#   6. raid5j, no array left: the module reloaded with
+#      writeback_recoverable_by=bogus fails to load, with a kernel line
+#      naming the two values; with writeback_recoverable_by=raid5j it
+#      loads, reads raid5j, and an assembled array's journal_stats shows
+#      fixed_reserve 1, raid456_room 0; its data still verifies.
 # ~1 minute.
 
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +53,22 @@ if [ "$PERSONALITY" = raid5j ]; then
 	dmesg | grep -q 'write-back journal mode is off' ||
 		fail "no message for the refused switch"
 	echo 1 > $P
+	# read at assembly: set at load only
+	expect_recoverable_by raid456
+	for p in writeback_recoverable_by recovery_mem_kb; do
+		f=/sys/module/raid5j/parameters/$p
+		was=$(cat $f) || fail "no module parameter $p"
+		(echo raid5j > $f) 2>/dev/null && fail "$p written at run time"
+		expect_eq "$(cat $f)" "$was" "$p after a refused write"
+	done
+	for p in writeback_raid456_room writeback_fixed_reserve \
+		 writeback_raid456_stripes writeback_journal_cache \
+		 recovery_unit_by_unit; do
+		[ -e /sys/module/raid5j/parameters/$p ] && fail "module parameter $p is back"
+	done
+	expect_eq "$(cat /sys/kernel/debug/raid5j/raid456_stripes)" 32768 "debugfs raid5j/raid456_stripes"
+	expect_eq "$(cat /sys/kernel/debug/raid5j/recovery_unit_by_unit)" N "debugfs raid5j/recovery_unit_by_unit"
+	pass "module parameters"
 fi
 echo write-back > $JM || fail "write-back refused"
 expect_eq "$(cat $JM)" "write-through [write-back]" "journal_mode"
@@ -114,4 +140,21 @@ fio_verify wb /dev/md0 --rw=randwrite --bsrange=4k-64k --size=16M \
 run mdadm --stop /dev/md0
 scan_dmesg || fail "kernel complained"
 pass "stop, degraded assembly, data intact"
+
+# 6: writeback_recoverable_by at load
+if [ "$PERSONALITY" = raid5j ]; then
+	run rmmod raid5j
+	must_fail insmod "$R5J_KO" writeback_recoverable_by=bogus
+	grep -qw '^raid5j' /proc/modules && fail "raid5j loaded with writeback_recoverable_by=bogus"
+	dmesg | grep -q 'raid5j: writeback_recoverable_by=bogus: must be raid456 or raid5j' ||
+		fail "no kernel line for writeback_recoverable_by=bogus"
+	r5j_insmod writeback_recoverable_by=raid5j
+	run mdadm --assemble --run /dev/md0 $(disks_but d2 d0 d1 d2 d3) $(disk j)
+	expect_recoverable_by raid5j
+	run dd if=/dev/md0 of=/tmp/rd bs=64K count=8 iflag=direct
+	cmp /tmp/pat /tmp/rd || fail "data lost after the reload"
+	run mdadm --stop /dev/md0
+	scan_dmesg || fail "kernel complained"
+	pass "writeback_recoverable_by at load"
+fi
 EOF2

@@ -27,7 +27,7 @@
 # Measured (2026-12-06, 6.1): the fullest list reached 3808 and no more;
 # raid456 "recovering 3643 data-only stripes and 724 data-parity
 # stripes", every block verified; 42 s.  With the cap above raid456's
-# share (R5J_MODPARAMS=writeback_raid456_stripes=36000: 4212) raid456
+# share (R5J_DEBUGFS=raid456_stripes=36000: 4212) raid456
 # prints "Cannot increase cache size", runs the array without its log,
 # and boot 2 fails, on that line and (without it) on the verify.
 . "$(dirname "$0")/lib.sh"
@@ -62,7 +62,7 @@ if $r5j; then
 	jstat_watch_stop
 	cap=$(jstat raid456_list_cap) most=$(jstat_max raid456_list_max)
 	say "raid456's lists: cap $cap, fullest list at most $most, wb_stripes at most $(jstat_max wb_stripes), dirty_stripes at most $(jstat_max dirty_stripes); now: list max $(jstat raid456_list_max), wb_stripes $(jstat wb_stripes), cached_writes $(jstat cached_writes)"
-	say "journal_stats: $(grep -E '^(destaged_full|destaged_partial|destage_reads|destaged_rmw|x_units|parity_waits|evictions|log_use|used_sectors|ring_sectors|space_waits|raid456_flush_sectors) ' $MD/journal_stats | tr '\n' ' ')"
+	say "journal_stats: $(grep -E '^(destaged_full|destaged_partial|destage_reads|destaged_rmw|x_units|parity_waits|evictions|log_use|used_sectors|ring_sectors|space_waits|raid456_data_only|raid456_recovery_sectors) ' $MD/journal_stats | tr '\n' ' ')"
 	[ "$cap" -gt 0 ] || fail "journal_stats raid456_list_cap is $cap"
 	[ "$most" -le "$cap" ] ||
 		fail "a raid456 hash list got $most data-only stripes, more than its cap $cap"

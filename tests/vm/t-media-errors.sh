@@ -40,9 +40,11 @@
 #	   md11 and s list dev 936 in their bad block logs (sysfs and
 #	   mdadm --examine-badblocks); array 4K block 341 (that sector) reads
 #	   as an I/O error, every other block of 0-24M is verified.  A 4K
-#	   write of new data to block 341 fails too (two members of a RAID5
-#	   row recorded bad: raid456 fails the stripe's writes), both entries
-#	   stay and the block stays lost
+#	   write of new data to block 341: raid456 fails it (two members of
+#	   a RAID5 row recorded bad: it fails the stripe's writes), both
+#	   entries stay and the block stays lost; raid5j takes it (a
+#	   reconstruct-write), both entries go and the block reads the new
+#	   data from then on
 #	4. md12 dev 552 takes no writes (wp): a 4K write of new data to array
 #	   block 229 (md12's block there): the member stays ([UUUU]), dev 552
 #	   is in md12's bad block log (sysfs, --examine-badblocks after the
@@ -63,7 +65,8 @@
 #	   the rebuild of both completes, [UUUU], "read error not
 #	   correctable"; md11, s and t list dev 168 as bad; array 4K block 53
 #	   reads as an I/O error, every other block verified; a 4K write to
-#	   block 53 fails (three of four recorded), all three entries stay
+#	   block 53: raid456 fails it (three of four recorded), all three
+#	   entries stay; raid5j takes it, the entries go, it reads back
 #	6. RAID5 with a write journal (j), assembled again (empty stripe
 #	   cache); a read error on md10 dev 48; a 512-byte write to array
 #	   sector 48 (md10's block: rmw and rcw both pre-read it): the pre-read
@@ -193,12 +196,35 @@ not_listed() {
 	fail "$1: $((off + $2)) still in bad_blocks '$(echo $bb)'"
 }
 
-# write_fails BLOCK: a 4K write of new data to array block BLOCK fails
-write_fails() {
+# rewrite_lost BLOCK: a 4K write of new data to array block BLOCK, lost
+# with its parity (all recorded bad).  raid456 fails it: LOST=BLOCK.
+# raid5j takes it (a reconstruct-write clears the ranges) and the block
+# holds the new data: LOST=-1.
+rewrite_lost() {
 	head -c 4096 /dev/urandom > /tmp/new
-	dd if=/tmp/new of=/dev/md0 bs=4k seek=$1 count=1 oflag=direct \
-		status=none 2>/dev/null && fail "write to lost block $1 succeeded"
-	log "write to lost block $1 failed"
+	if dd if=/tmp/new of=/dev/md0 bs=4k seek=$1 count=1 oflag=direct \
+		status=none 2>/dev/null; then
+		[ "$PERSONALITY" = raid5j ] ||
+			fail "$PERSONALITY: write to lost block $1 succeeded"
+		dd if=/tmp/new of=/tmp/data bs=4k seek=$1 count=1 conv=notrunc \
+			status=none
+		LOST=-1
+		log "write to lost block $1 succeeded"
+	else
+		[ "$PERSONALITY" = raid456 ] ||
+			fail "$PERSONALITY: write to lost block $1 failed"
+		LOST=$1
+		log "write to lost block $1 failed"
+	fi
+}
+# rewritten_listed MEMBER DEVICE S: as bad_listed while the block is lost;
+# once rewritten, S has left MEMBER's log
+rewritten_listed() {
+	if [ "$LOST" = -1 ]; then
+		not_listed "$1" "$3"
+	else
+		bad_listed "$@"
+	fi
 }
 
 # ---- 1. read errors on three members -----------------------------------
@@ -244,10 +270,10 @@ S=$(basename "$(disk s)")
 bad_listed md11 /dev/md11 936
 bad_listed "$S" "$(disk s)" 936
 verify_data 341
-write_fails 341
-bad_listed md11 /dev/md11 936
-bad_listed "$S" "$(disk s)" 936
-verify_data 341
+rewrite_lost 341
+rewritten_listed md11 /dev/md11 936
+rewritten_listed "$S" "$(disk s)" 936
+verify_data $LOST
 pass "t-media-errors/rebuild"
 
 # ---- 4. a write error with a bad block log -----------------------------
@@ -273,7 +299,7 @@ cmp -s /tmp/new <(dd if=/dev/md0 bs=4k skip=229 count=1 iflag=direct status=none
 run mdadm --stop /dev/md0
 run mdadm --assemble /dev/md0 /dev/md11 /dev/md12 /dev/md13 $(disk s)
 check state '[UUUU]' /dev/md0
-verify_data 341
+verify_data $LOST
 # WriteErrorSeen is not on disk: once assembled again, md12 is a member
 # that never failed a write, and the read of block 229 above rebuilt,
 # rewrote and cleared its range
@@ -300,7 +326,7 @@ same 125 1 4k || fail "block 125 (recorded bad on md13) differs"
 not_listed md13 360
 newlog
 check state '[UUUU]' /dev/md0
-verify_data 341
+verify_data $LOST
 pass "t-media-errors/cleared"
 run mdadm --stop /dev/md0
 
@@ -331,12 +357,12 @@ for d in s t; do
 	bad_listed "$(basename "$(disk $d)")" "$(disk $d)" 168
 done
 verify_data 53
-write_fails 53
-bad_listed md11 /dev/md11 168
+rewrite_lost 53
+rewritten_listed md11 /dev/md11 168
 for d in s t; do
-	bad_listed "$(basename "$(disk $d)")" "$(disk $d)" 168
+	rewritten_listed "$(basename "$(disk $d)")" "$(disk $d)" 168
 done
-verify_data 53
+verify_data $LOST
 pass "t-media-errors/raid6-rebuild"
 run mdadm --stop /dev/md0
 
