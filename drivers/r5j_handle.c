@@ -315,7 +315,7 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 	 * The daemon never sleeps in a member's write throttle: it is the
 	 * only thread that moves the journal, and while blk-wbt held it no
 	 * journal unit went out and no cached write was acknowledged
-	 * (notes-p99.md section 5).  blk-wbt lets REQ_SYNC | REQ_IDLE writes
+	 * (Documentation/lab/notes-p99.md section 5).  blk-wbt lets REQ_SYNC | REQ_IDLE writes
 	 * (O_DIRECT's) through.  raid5j bounds its member queues itself:
 	 * one I/O per block of a cached stripe, destages paced by
 	 * R5J_DESTAGE_PER_MEMBER and r5j_end_pass().

@@ -107,7 +107,7 @@ static const char *cannot_run(struct r5j_conf *conf,
  * sync_max user space wrote after backing its rows up.  mdadm 4.2 writes
  * "max" before starting, so a same-count in-place reshape would run ahead
  * of its backup windows, and a restart from the backup file would find
- * the on-disk position past them (notes-backup-restart.md).  Hold at the
+ * the on-disk position past them (Documentation/lab/notes-backup-restart.md).  Hold at the
  * position instead; mdadm's monitor raises sync_max window by window, as
  * before 4.2.  A number user space wrote is kept.  Member-count changes
  * are left to mdadm's monitor as they are (their windows: reshape.md R7).
@@ -429,7 +429,7 @@ static int checkpoint(struct mddev *mddev, struct r5j_conf *conf,
 	 * once sync_completed passes it, then backs up the next window
 	 * while the kernel runs through the newer part.  Reported only at
 	 * sync_max, both parts would be forgotten at once and a cut before
-	 * the next backup would find none (notes-backup-restart.md 3).
+	 * the next backup would find none (Documentation/lab/notes-backup-restart.md 3).
 	 */
 	if (backup && keeps_count(rs) && mddev->resync_max != MaxSector)
 		report = true;

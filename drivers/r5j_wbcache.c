@@ -59,7 +59,7 @@ struct r5j_wbcache {
 	atomic64_t read_failures;	/* blocks that did not check out */
 	atomic64_t lost_blocks;		/* recorded bad: destage_lost() */
 	atomic64_t dirty_blocks;	/* R5J_DIRTY, in memory or evicted */
-	/* where issue 16's p99 comes from (notes-p99.md, section 4) */
+	/* where write-back's p99 latency comes from (Documentation/lab/notes-p99.md, section 4) */
 	atomic64_t destage_submits;	/* destages' member writes queued */
 	atomic64_t destage_deep;	/* of those, behind a deep queue */
 	atomic64_t member_queue_max;	/* deepest queue a destage met */
@@ -508,7 +508,7 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 /*
  * Member I/Os in flight or queued at which a destage's writes count as
  * queued deep: twice the partial-destage cap's share per member, the
- * depth notes-p99.md's proposal 1 would pace full-row destages at.
+ * depth Documentation/lab/notes-p99.md's proposal 1 would pace full-row destages at.
  */
 static int deep_queue(struct r5j_conf *conf)
 {

@@ -52,7 +52,7 @@
 # the dirty data had left the stripe cache for the journal.
 # LOSS_RECORD=1 records lost acknowledged blocks instead of failing (the
 # wrapper sets it when raid456 writes or recovers: raid456 has that bug
-# there, testing.md 4e); mismatch_cnt and the restart are still asserted.
+# there, testing.md section 7); mismatch_cnt and the restart are still asserted.
 #
 # Unit-by-unit recovery (journal.md section 15, "Recovery with a nearly
 # full ring"): with R5J_DEBUGFS recovery_unit_by_unit=1 (raid5j's test

@@ -87,10 +87,10 @@ if [ "$PERSONALITY" = raid5j ]; then
 		[ "$(jstat_max evicted_stripes)" -gt 0 ] || fail "no stripe evicted"
 		[ "$(jstat_max dirty_bytes)" -le $((ring * 512)) ] ||
 			fail "dirty_bytes $(jstat_max dirty_bytes) above the ring ($((ring * 512)))"
-		# issue 16c: rule 8 keeps P blocks per dirty stripe, not P + 1:
-		# RAID5 held at most 26-27 % of the ring in dirty 4 KiB blocks
-		# before, 31-34 % after (journal.md rule 8, testing.md 4e)
-		# (rule 8', issue 16r: above half the ring, MIN_DIRTY_PCT 50)
+		# L11 keeps P blocks per dirty stripe: RAID5 holds 31-34 % of
+		# the ring in dirty 4 KiB blocks (journal.md); with
+		# writeback_recoverable_by=raid5j (L12) above half the ring,
+		# MIN_DIRTY_PCT 50
 		# raid456's room (recoverable_by raid456): raid456 could recover the
 		# log at any moment; the log and all its recovery writes (each
 		# data-only stripe rewritten, then its parity) fit the ring

@@ -14,10 +14,10 @@
 # stripes than the 17 the stripe cache holds (t-journal-powercut.sh).  CI: RAID5, 2 cycles
 # (~2 min); long: CYCLES=N, LEVEL=6 for RAID6 (five members).
 # raid456 (6.1) loses acknowledged writes of its own write-back journal
-# behind volatile disk caches (testing.md 4c; here: 1955 of 2023 blocks in
+# behind volatile disk caches (testing.md section 7; here: 1955 of 2023 blocks in
 # the first cycle), so when it writes or recovers the cuts are plain
 # (VM_NBD_CACHE=0) unless VM_NBD_CACHE=1 is given; and even with plain
-# cuts it lost acknowledged blocks in 2 of 8 runs (testing.md 4e), so its
+# cuts it lost acknowledged blocks in 2 of 8 runs, so its
 # losses are recorded, not asserted (LOSS_RECORD=1).
 export JMODE=write-back CYCLES=${CYCLES:-2} JOURNAL_MB=${JOURNAL_MB:-64}
 export STRIPE_CACHE=${STRIPE_CACHE:-17} JWATCH=${JWATCH:-1}

@@ -33,7 +33,7 @@
 # next window (R7, R8 in reshape.md section 3), so the on-disk position
 # always lies inside the backup's windows.  raid456 runs unheld at "max"
 # (mdadm 4.2): KNOWN raid456, its restart may scramble the rows it had
-# moved past its 10 s checkpoint (notes-backup-restart.md 2).
+# moved past its 10 s checkpoint (Documentation/lab/notes-backup-restart.md 2).
 # mdadm 4.2 segfaults after starting the array (548e9b91): said KNOWN.
 # WRITE_PERSONALITY / RESTART_PERSONALITY (default PERSONALITY) pick who
 # writes and who restarts.  Disks: 4 x 32 MiB + 64 MiB + 128 MiB.
@@ -134,7 +134,7 @@ mdadm -v --assemble $D --backup-file=/bk/md0.bak $(disks b0 b1 b2 b3) > /tmp/asm
 cat /tmp/asm.out
 # mdadm 4.2 restores the backup, starts the array and forks its monitor,
 # then the parent reopens the fd it closed and segfaults (fixed upstream
-# in 548e9b91, mdadm-4.3; notes-backup-restart.md 5): the array and the
+# in 548e9b91, mdadm-4.3; Documentation/lab/notes-backup-restart.md 5): the array and the
 # monitor are fine
 if [ "$rc" = 139 ] && grep -q '^md0 : active' /proc/mdstat; then
 	say "KNOWN (mdadm 4.2, 548e9b91): mdadm --assemble segfaulted after starting md0 and its monitor"
@@ -151,7 +151,7 @@ expect_eq "$(md_sysfs $D chunk_size)" 131072 "md/chunk_size"
 expect_eq "$(md_sysfs $D raid_disks)" 4 "md/raid_disks"
 sm=$(md_sysfs $D sync_max)
 if [ "$sm" != max ]; then
-	say "KNOWN (mdadm 4.2, notes-syncmax.md 2.4): sync_max left at $sm after the resumed reshape: set to max"
+	say "KNOWN (mdadm 4.2, Documentation/lab/notes-syncmax.md 2.4): sync_max left at $sm after the resumed reshape: set to max"
 	echo max > /sys/block/md0/md/sync_max
 fi
 say "md/array_state $(md_sysfs $D array_state)"
@@ -171,7 +171,7 @@ if ! vm_stamp_check "$(vm_disk_path dump)" "$blocks" "$BUILD/vm-logs/$VM_TEST.ac
 	tail -n 1 "$BUILD/vm-logs/$VM_TEST.check"
 	[ "$RESTART_PERSONALITY" = raid456 ] ||
 		vm_fail "acknowledged data lost or garbage after the resumed reshape"
-	echo "KNOWN raid456 (notes-backup-restart.md 2): the restart from the backup file lost acknowledged blocks: $(tail -n 1 "$BUILD/vm-logs/$VM_TEST.check")"
+	echo "KNOWN raid456 (Documentation/lab/notes-backup-restart.md 2): the restart from the backup file lost acknowledged blocks: $(tail -n 1 "$BUILD/vm-logs/$VM_TEST.check")"
 	echo "PASS $VM_TEST: reshape with a backup file cut mid-way, resumed from it ($WRITE_PERSONALITY -> $RESTART_PERSONALITY), data lost (KNOWN raid456)"
 	exit 0
 fi

@@ -71,14 +71,14 @@ grow() {	# grow DEV ARGS...: mdadm --grow, then wait for all it started
 	# sync_max should be max again.  mdadm 4.2's backup monitor writes
 	# sync_max before it checks that the reshape still runs, and md core
 	# refuses a lower value only while a sync runs, so a write late by a
-	# few instructions sticks (notes-syncmax.md 2.4): seen once under
+	# few instructions sticks (Documentation/lab/notes-syncmax.md 2.4): seen once under
 	# raid456 on 6.1 (1024 after RAID6 -> RAID5).  Said and undone under
 	# both personalities; a later check would otherwise stop there.
 	# raid5j's own wide window, a recovery right after the reshape that
 	# mdadm reads as progress (7168), is asserted away for RAID5 -> RAID6.
 	sm=$(md_sysfs "$dev" sync_max)
 	if [ "$sm" != max ]; then
-		say "  KNOWN (mdadm 4.2, notes-syncmax.md 2.4): sync_max left at $sm after --grow $*: set to max"
+		say "  KNOWN (mdadm 4.2, Documentation/lab/notes-syncmax.md 2.4): sync_max left at $sm after --grow $*: set to max"
 		echo max > "/sys/block/$(md_name "$dev")/md/sync_max"
 	fi
 	say "  --grow $* done in $(awk -v a=$t0 -v b=$t1 'BEGIN { printf "%.1f", b - a }') s: $(grep -A1 "^$(md_name "$dev") " /proc/mdstat | tr '\n' ' ')"

@@ -37,7 +37,7 @@
 #    finding, with members larger than the data area; on 6.12 mdadm
 #    4.2's late write leaves md1 at 61056 under either personality, about
 #    1 run in 2 (on 6.1 too, under load): exactly that value is said as
-#    KNOWN and reset, notes-syncmax.md 5, any other a failure; md1's sync state is sampled every ~3 ms around the end and
+#    KNOWN and reset, Documentation/lab/notes-syncmax.md 5, any other a failure; md1's sync state is sampled every ~3 ms around the end and
 #    said: on 6.12, or with SHRINK_SAMPLES=1), `check`
 #    finishes within 60 s with mismatch_cnt 0; md0: a check started
 #    with sync_max 16384 waits there (md core's brake: raid456 the
@@ -126,7 +126,7 @@ esac
 # or the system call mdadm's backup monitor (pid in /tmp/mdpid once
 # known) sits in, changes; about every 3 ms, builtins only (no fork per
 # sample).  Shows what mdadm could see around the end of the reshape
-# (notes-syncmax.md 5.3); 270 is pselect6 (mdadm's poll of
+# (Documentation/lab/notes-syncmax.md 5.3); 270 is pselect6 (mdadm's poll of
 # sync_completed), "running" a running monitor.
 sample_start() {
 	local d
@@ -230,7 +230,7 @@ while read -r md lv nold bk dl; do
 	[ "$bk" = 1 ] && [ "$SAMPLE" = 1 ] && sample_stop
 	# mdadm 4.2's backup monitor writes sync_max first on every pass and
 	# can make one more pass after the reshape ended; its write then
-	# sticks (notes-syncmax.md 5).  On 6.12 that happens under both
+	# sticks (Documentation/lab/notes-syncmax.md 5).  On 6.12 that happens under both
 	# personalities (61056, its value before the shrink's critical
 	# section): 6.12's sync_action reads "recover" during the reap while
 	# sync_completed is still a number, and mdadm leaves its poll on it
@@ -243,7 +243,7 @@ while read -r md lv nold bk dl; do
 	if [ "$sm" != max ]; then
 		case $bk:$sm in
 		1:61056)
-			say "  KNOWN (mdadm 4.2, notes-syncmax.md 5): sync_max left at $sm after $what: set to max"
+			say "  KNOWN (mdadm 4.2, Documentation/lab/notes-syncmax.md 5): sync_max left at $sm after $what: set to max"
 			echo max > /sys/block/md$md/md/sync_max ||
 				fail "$what: sync_max max refused"
 			;;
