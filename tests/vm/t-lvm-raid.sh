@@ -23,13 +23,13 @@
 #  - /sbin/modprobe dm-raid (kmod, the rule in place) succeeds; raid5j is
 #    loaded and raid456 is not;
 #  - and so dm-raid links against raid5j_dmraid, which holds raid5j;
-#  - lvcreate --type raid5 -i 3, --type raid6 -i 3 and --type raid1 -m 1
-#    succeed and the LVs sync to 100%; raid5j runs the raid5/raid6 sets
-#    (refcnt 3: raid5j_dmraid and the two; dm's tables say raid5_ls,
-#    raid6_zr);
-#  - fio write+verify on r5 and r6 (crc32c, O_DIRECT); the data verifies
-#    again after lvchange -an / -ay; r1 takes writes too;
-#  - lvchange --syncaction check on r5 and r6 ends with
+#  - lvcreate --type raid5 -i 3, raid6 -i 3, raid4 -i 3, raid1 -m 1 and
+#    raid10 -i 2 -m 1 succeed and the LVs sync to 100%; raid5j runs the
+#    raid5/raid6/raid4 sets (refcnt 4: raid5j_dmraid and the three; dm's
+#    tables say raid5_ls, raid6_zr);
+#  - fio write+verify on every LV (crc32c, O_DIRECT); the data verifies
+#    again after lvchange -an / -ay;
+#  - lvchange --syncaction check on r5, r6 and r4 ends with
 #    raid_mismatch_count 0;
 #  - a table reloaded with stripe_cache 1024 (dmsetup) shows it back in
 #    dmsetup table; the data still verifies;
@@ -88,8 +88,10 @@ run vgcreate vg $D
 run lvcreate -y -Wn --type raid5 -i 3 -I 64k -L 24M -n r5 vg
 run lvcreate -y -Wn --type raid6 -i 3 -I 64k -L 24M -n r6 vg
 run lvcreate -y -Wn --type raid1 -m 1 -L 8M -n r1 vg
+run lvcreate -y -Wn --type raid4 -i 3 -I 64k -L 12M -n r4 vg
+run lvcreate -y -Wn --type raid10 -i 2 -m 1 -I 64k -L 8M -n r10 vg
 
-for lv in r5 r6 r1; do
+for lv in r5 r6 r1 r4 r10; do
 	lv_wait_idle $lv
 done
 log "$(lvs -a -o name,segtype,stripes,sync_percent,raid_sync_action,raid_mismatch_count vg)"
@@ -97,13 +99,13 @@ expect_eq "$(dmsetup table vg-r5 | awk '{ print $3, $4 }')" "raid raid5_ls" "vg-
 expect_eq "$(dmsetup table vg-r6 | awk '{ print $3, $4 }')" "raid raid6_zr" "vg-r6 table"
 if [ "$PERSONALITY" = raid5j ]; then
 	# dm-raid is linked against raid5j_dmraid, which is linked
-	# against raid5j (one reference), which runs the two sets (one
-	# each)
+	# against raid5j (one reference), which runs the three parity sets
+	# (one each)
 	[ -e /sys/module/raid5j_dmraid/holders/dm_raid ] ||
 		fail "dm_raid does not hold raid5j_dmraid: $(ls /sys/module/raid5j_dmraid/holders 2>&1)"
 	[ -e /sys/module/raid5j/holders/raid5j_dmraid ] ||
 		fail "raid5j_dmraid does not hold raid5j: $(ls /sys/module/raid5j/holders)"
-	expect_eq "$(cat /sys/module/raid5j/refcnt)" 3 "raid5j refcnt (raid5j_dmraid, vg/r5, vg/r6)"
+	expect_eq "$(cat /sys/module/raid5j/refcnt)" 4 "raid5j refcnt (raid5j_dmraid, vg/r5, vg/r6, vg/r4)"
 fi
 pass "t-lvm-raid/create"
 
@@ -111,18 +113,22 @@ F="--rw=write --bs=64k --iodepth=8 --size=24m"
 fio_verify r5 /dev/vg/r5 $F
 fio_verify r6 /dev/vg/r6 $F
 fio_verify r1 /dev/vg/r1 --rw=write --bs=64k --iodepth=4 --size=8m
-run lvchange -an vg/r5 vg/r6 vg/r1
+fio_verify r4 /dev/vg/r4 --rw=write --bs=64k --iodepth=4 --size=12m
+fio_verify r10 /dev/vg/r10 --rw=write --bs=64k --iodepth=4 --size=8m
+run lvchange -an vg/r5 vg/r6 vg/r1 vg/r4 vg/r10
 [ -e /dev/mapper/vg-r5 ] && fail "vg/r5 still active after lvchange -an"
-run lvchange -ay vg/r5 vg/r6 vg/r1
-for lv in r5 r6 r1; do
+run lvchange -ay vg/r5 vg/r6 vg/r1 vg/r4 vg/r10
+for lv in r5 r6 r1 r4 r10; do
 	lv_wait_idle $lv
 done
 fio_verify r5 /dev/vg/r5 $F --verify_only
 fio_verify r6 /dev/vg/r6 $F --verify_only
 fio_verify r1 /dev/vg/r1 --rw=write --bs=64k --iodepth=4 --size=8m --verify_only
+fio_verify r4 /dev/vg/r4 --rw=write --bs=64k --iodepth=4 --size=12m --verify_only
+fio_verify r10 /dev/vg/r10 --rw=write --bs=64k --iodepth=4 --size=8m --verify_only
 pass "t-lvm-raid/reactivate"
 
-for lv in r5 r6; do
+for lv in r5 r6 r4; do
 	lv_check $lv
 done
 pass "t-lvm-raid/check"
