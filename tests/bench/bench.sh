@@ -31,8 +31,8 @@
 #   4 KiB random write qd16, 1 MiB sequential write, 4 KiB random read
 #   qd16 (RAID5) / degraded 4 KiB random read qd16 with one member failed
 #   (RAID6).
-# BENCH=issue16 (write-back part 2's numbers): throttled members, journal
-#   write-through and write-back (MODES "wt wb"), a 64 MiB journal
+# BENCH=writeback: throttled members, journal write-through
+#   and write-back (MODES "wt wb"), a 64 MiB journal
 #   (JOURNAL_MB), REGION 256 MiB prefilled, 10 s cells, REPEAT 1:
 #   hot4k-qd16   4 KiB random writes qd16 on a HOT (32) MiB hot set at the
 #                start of the region (smaller than the journal)
@@ -48,7 +48,7 @@
 # array: 128, QUICK 16), REPEAT (runs of each cell, back to back, the best
 # one reported: 2, QUICK 1), PROFILES ("throttled unthrottled"), MODES
 # ("none wt"; also wb), WORKLOADS (names below), BENCH_IOPS (150), BENCH_MBPS (150),
-# JOURNAL_MB (journal drive: 128, issue16 64), HOT (MiB, 32), SUST_RUNTIME,
+# JOURNAL_MB (journal drive: 128, writeback 64), HOT (MiB, 32), SUST_RUNTIME,
 # MEMBER_WBT (default: the members' writeback throttling as the guest
 # kernel sets it; 0: every member's queue/wbt_lat_usec set to 0 for both
 # personalities, the journal drive untouched), STRIPE_CACHE (stripe_cache_size
@@ -80,7 +80,7 @@ done
 QUICK=${QUICK:-0}
 [ "$QUICK" = 0 ] && QUICK=
 BENCH=${BENCH:-matrix}
-if [ "$BENCH" = issue16 ]; then
+if [ "$BENCH" = writeback ]; then
 	PROFILES=${PROFILES:-throttled}
 	MODES=${MODES:-wt wb}
 	REGION=${REGION:-256}
@@ -109,8 +109,8 @@ OUT=${OUT:-$root/results/bench-$STAMP}
 case $BENCH in
 matrix) WORKLOADS=${WORKLOADS:-rw4k-qd1 rw4k-qd16 sw64k fsw rr4k-qd16 mix7030 swfsync} ;;
 basic) WORKLOADS=${WORKLOADS:-rw4k-qd16 sw1m rr4k-qd16} ;;
-issue16) WORKLOADS=${WORKLOADS:-hot4k-qd16 sust4k-qd16} ;;
-*) die "BENCH must be matrix, basic or issue16, not '$BENCH'" ;;
+writeback) WORKLOADS=${WORKLOADS:-hot4k-qd16 sust4k-qd16} ;;
+*) die "BENCH must be matrix, basic or writeback, not '$BENCH'" ;;
 esac
 case $LEVEL in 4 | 5 | 6) ;; *) die "LEVEL must be 4, 5 or 6" ;; esac
 case $MEMBER_WBT in default | 0) ;; *) die "MEMBER_WBT must be default or 0" ;; esac

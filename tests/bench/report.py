@@ -32,7 +32,7 @@ WORKLOADS = {
     "sust4k-qd16": ("4 KiB random write qd16, sustained over the region", "iops",
                     "randwrite"),
 }
-ISSUE16 = ("hot4k-qd16", "sust4k-qd16")
+HOTSET_WORKLOADS = ("hot4k-qd16", "sust4k-qd16")
 MODES = {"none": "no journal", "wt": "journal write-through",
          "wb": "journal write-back"}
 PROFILES = {
@@ -364,7 +364,7 @@ def cell_metrics(st, info):
     if "wb" in m and "dirty_stripes" in jend:
         m["wb"]["dirty_stripes_end"] = jend["dirty_stripes"]
         m["wb"]["used_sectors_end"] = jend.get("used_sectors")
-        # issue 16's gauges, where the module has them
+        # write-back's gauges, where the module has them
         for k in ("evicted_stripes", "dirty_bytes"):
             if k in jend:
                 m["wb"][k + "_end"] = jend[k]
@@ -432,7 +432,7 @@ def build(outdir):
                  bs_kb=bs_kb, fio_args=fioargs, results={}, host={})
         if wl == "fsw":
             c["label"] = "full-stripe (%d KiB) sequential write qd4" % bs_kb
-        if wl in ISSUE16:
+        if wl in HOTSET_WORKLOADS:
             for a in fioargs.split():
                 if a.startswith("--size="):
                     c["label"] += " of %s" % a[7:].replace("M", " MiB")
@@ -626,8 +626,8 @@ def markdown(data):
             A(row)
         A("")
 
-    if any(c["workload"] in ISSUE16 for c in data["cells"]):
-        issue16_section(data, A)
+    if any(c["workload"] in HOTSET_WORKLOADS for c in data["cells"]):
+        hotset_section(data, A)
     if any(c["mode"] == "wb" for c in data["cells"]):
         writeback_section(data, groups, A)
 
@@ -748,7 +748,7 @@ def markdown(data):
     return "\n".join(L) + "\n"
 
 
-def issue16_section(data, A):
+def hotset_section(data, A):
     """Issue 16's numbers: raid5j wb beside raid456 wb and raid5j wt."""
     cfg = data["config"]
     A("## Issue 16: write-back with a journal-sized cache")
@@ -767,8 +767,8 @@ def issue16_section(data, A):
       "below raid5j wt." % cfg.get("journal_size_mb"))
     A("")
     keys = sorted({(c["profile"], c["level"], c["ndisks"], c["workload"])
-                   for c in data["cells"] if c["workload"] in ISSUE16},
-                  key=lambda k: (k[0], k[1], k[2], ISSUE16.index(k[3])))
+                   for c in data["cells"] if c["workload"] in HOTSET_WORKLOADS},
+                  key=lambda k: (k[0], k[1], k[2], HOTSET_WORKLOADS.index(k[3])))
     for prof, level, n, wl in keys:
         cs = {c["mode"]: c for c in data["cells"]
               if (c["profile"], c["level"], c["ndisks"], c["workload"]) ==
