@@ -260,6 +260,18 @@ int r5j_journal_mode_set(struct mddev *mddev, bool wb)
 			mdname(mddev));
 		return -EBUSY;
 	}
+	if (wb && !conf->writeback && !md_is_rdwr(mddev) && !mddev->gendisk &&
+	    !r5j_journal_failed(conf->log)) {
+		/*
+		 * dm-raid sets its table's journal_mode before the resume
+		 * that makes the set read-write.  Nothing is dirty in
+		 * write-through and nothing is written while read-only; the
+		 * first unit written records the mode.
+		 */
+		WRITE_ONCE(conf->writeback, true);
+		pr_info("md/raid:%s: journal mode write-back\n", mdname(mddev));
+		return 0;
+	}
 	if (wb && (r5j_journal_failed(conf->log) || !md_is_rdwr(mddev))) {
 		pr_warn("md/raid:%s: write-back needs a read-write array and a working journal\n",
 			mdname(mddev));
