@@ -5,7 +5,7 @@
 #
 #   tests/bench/bench.sh                    the matrix (below), 15-25 min
 #   QUICK=1 tests/bench/bench.sh            same matrix, short runs, < 5 min
-#   BENCH=basic tests/bench/bench.sh        issue 2's numbers: RAID5 and RAID6
+#   BENCH=basic tests/bench/bench.sh        RAID5 and RAID6, no journal (below)
 #   LEVEL=6 DISKS=6 tests/bench/bench.sh    another geometry (LEVEL 4, 5, 6)
 #
 # Both personalities run in the same run on the same disk recipe: two VMs
@@ -31,8 +31,8 @@
 #   4 KiB random write qd16, 1 MiB sequential write, 4 KiB random read
 #   qd16 (RAID5) / degraded 4 KiB random read qd16 with one member failed
 #   (RAID6).
-# BENCH=issue16 (write-back part 2's numbers): throttled members, journal
-#   write-through and write-back (MODES "wt wb"), a 64 MiB journal
+# BENCH=issue16 (write-back with a journal-sized cache): throttled members,
+#   journal write-through and write-back (MODES "wt wb"), a 64 MiB journal
 #   (JOURNAL_MB), REGION 256 MiB prefilled, 10 s cells, REPEAT 1:
 #   hot4k-qd16   4 KiB random writes qd16 on a HOT (32) MiB hot set at the
 #                start of the region (smaller than the journal)

@@ -364,7 +364,7 @@ def cell_metrics(st, info):
     if "wb" in m and "dirty_stripes" in jend:
         m["wb"]["dirty_stripes_end"] = jend["dirty_stripes"]
         m["wb"]["used_sectors_end"] = jend.get("used_sectors")
-        # issue 16's gauges, where the module has them
+        # the write-back cache's gauges, where the module has them
         for k in ("evicted_stripes", "dirty_bytes"):
             if k in jend:
                 m["wb"][k + "_end"] = jend[k]
@@ -749,7 +749,7 @@ def markdown(data):
 
 
 def issue16_section(data, A):
-    """Issue 16's numbers: raid5j wb beside raid456 wb and raid5j wt."""
+    """BENCH=issue16's numbers: raid5j wb beside raid456 wb and raid5j wt."""
     cfg = data["config"]
     A("## Issue 16: write-back with a journal-sized cache")
     A("")
