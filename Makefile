@@ -94,7 +94,7 @@ check:
 
 # The long tier (not CI): power cuts in write-back mode, RAID5 and RAID6,
 # LONG_CYCLES each, a member missing at every restart, the two levels side by
-# side (Documentation/testing.md, "Long tier").
+# side (Documentation/testing.md, "What make check runs": make check-long).
 LONG_CYCLES ?= 100
 check-long: module
 	CYCLES=$(LONG_CYCLES) R5J_VM_JOBS=2 VM_TIMEOUT_SCALE=$${VM_TIMEOUT_SCALE:-2} \

@@ -28,8 +28,8 @@ cd "$root" || exit 1
 # What `make check-debug-core` runs: the fault-injection scenarios plus
 # the basic paths (create/assemble/stop with verified I/O, failure and
 # rebuild: t-fail-rebuild) and concurrent bypass reads on both guest CPUs
-# (KASAN).  t-create-assemble (93 s here) left the list for CI's budget
-# (2026-12-06: CI ran 62.5 min); two debug guests at once run no faster
+# (KASAN).  t-create-assemble (93 s here) is left out for CI's budget
+# (CI ran 62.5 min with it); two debug guests at once run no faster
 # (R5J_DEBUG_JOBS=2: t-create-assemble took 192 s instead of 93).
 CORE=(debug-faults fail-rebuild aligned-reads)
 
@@ -44,7 +44,7 @@ tests=("$@")
 export R5J_BUILD=$root/build/debug
 export VM_TIMEOUT_SCALE=${VM_TIMEOUT_SCALE:-4}
 # One debug guest at a time (R5J_DEBUG_JOBS): two of them beside other
-# VMs stalled one in early boot, before md ran (2026-12-05, APIC calibration).
+# VMs stalled one in early boot, before md ran (in APIC calibration).
 export R5J_VM_JOBS=${R5J_DEBUG_JOBS:-1}
 # qemu's ACPI _PRT method runs into ACPICA's 30 s loop timeout on this
 # kernel (KASAN + lockdep, TCG): PCI interrupts routed from the MP table.

@@ -36,8 +36,8 @@ export R5J_BUILD=$root/build/kver-$series
 # 6.12 guests run their vCPUs in one host thread.  Under multi-threaded
 # TCG (Debian 12's QEMU 7.2) a 6.12 guest once died of "Oops: int3 ...
 # Fatal exception in interrupt" 3.7 s into a boot (a passing run of that
-# boot loads raid5j at 5.9 s) in CI on 2026-12-05 (not reproduced in
-# 58 boots since).  The kernel patches its own code through int3
+# boot loads raid5j at 5.9 s) in CI once (not reproduced in 58 boots
+# since).  The kernel patches its own code through int3
 # breakpoints (text_poke_bp); spurious int3 Oopses of that kind under TCG,
 # once in hundreds of boots, were reported on LKML in July 2023 (QEMU 8.0).
 # Single-threaded TCG still interleaves both vCPUs; 6.1 guests, with

@@ -749,9 +749,9 @@ def markdown(data):
 
 
 def hotset_section(data, A):
-    """Issue 16's numbers: raid5j wb beside raid456 wb and raid5j wt."""
+    """BENCH=writeback's numbers: raid5j wb beside raid456 wb and raid5j wt."""
     cfg = data["config"]
-    A("## Issue 16: write-back with a journal-sized cache")
+    A("## Write-back with a journal-sized cache")
     A("")
     A("Journal drive %s MiB.  **destaged**: user writes per second counting "
       "the time their data took to reach the members (write-back: fio's run "

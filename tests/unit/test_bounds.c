@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * drivers/shared/bounds.c: the checks every journal location goes through
- * before the kernel or r5jtool writes (issue 20).  Oracles: an array's
+ * before the kernel or r5jtool writes.  Oracles: an array's
  * size computed here from the geometry by hand, and the inverse mapping.
  */
 #include "r5j_test.h"

@@ -782,7 +782,7 @@ static void test_mdadm_examine(void)
 	arr_free(&a);
 }
 
-/* ---- untrusted journals (issue 20) ---- */
+/* ---- untrusted journals ---- */
 
 /* Every image file of a, read whole (members then journal). */
 static u8 *snapshot(struct arr *a, int extra, u8 **files)

@@ -399,7 +399,7 @@ fio_jobs() {
 	DEV=$1 fio_run "$(basename "$2") on $1" "$2"
 }
 
-# ---- write-back journal cache (issue 16) -------------------------------
+# ---- write-back journal cache ------------------------------------------
 
 # jstat KEY [DEV]: a journal_stats value of DEV (default /dev/md0), 0 when
 # there is no such line (raid456 has no journal_stats; a raid5j without

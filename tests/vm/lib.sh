@@ -446,7 +446,7 @@ vm_boot() {
 		deadline=$((start + $(_vm_secs_to_ms "$timeout") * ${VM_TIMEOUT_SCALE:-1}))
 		# A boot that has not reached init by then is stuck (seen: one
 		# in a CI run sat until its 360 s deadline, then booted again
-		# in 14 s; 2026-12-06 one hung after ACPI's PCI probe): give up
+		# in 14 s; another hung after ACPI's PCI probe): give up
 		# on it early, the retry below boots again.  Init starts 5-6 s
 		# into a boot (debug kernel 10-13 s): 45 s, times the scale.
 		boot_deadline=$((start + $(_vm_secs_to_ms "${VM_BOOT_LIMIT:-45}") * ${VM_TIMEOUT_SCALE:-1}))

@@ -8,8 +8,8 @@
 # watch the bypass and its completion with completions and new reads
 # really side by side.
 #
-# Issue 21, finding 1 (the completion read the clone's front pad after
-# bio_put()) is not something KASAN can see on 6.1: bio slabs are
+# The use-after-free this once had (the completion read the clone's front
+# pad after bio_put()) is not something KASAN can see on 6.1: bio slabs are
 # SLAB_TYPESAFE_BY_RCU (block/bio.c), which KASAN never poisons on free
 # (mm/kasan/common.c), and SLUB keeps such an object's contents intact
 # while free; the old module ran this scenario clean on the debug kernel.

@@ -3,7 +3,7 @@
 #
 # t-badblocks: an array whose member has recorded bad blocks (raid456
 # records them when a member write fails) reads back what was written, not
-# what the bad range still holds (issue 21, finding 4).
+# what the bad range still holds.
 #
 #	   d0   d1   d2   bad3          bad3: dm table over d3, member
 #	    \    \   /    /                   sectors 4096-4607 (of data) on

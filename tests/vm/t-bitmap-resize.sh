@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-bitmap-resize: growing the component size while writes run keeps the
-# write-intent bitmap's counts right (issue 21, finding 2).
+# write-intent bitmap's counts right.
 #
 # md_bitmap_resize() quiesces the array, then swaps in new counters that
 # keep only the "needs sync" bits.  A write that took its bitmap count

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-journal-fail-flush: after the journal fails, fsync must still make
-# acknowledged writes durable on the members (issue 19).
+# acknowledged writes durable on the members.
 #
 #	  d0    d1    d2    d3          j (8 MiB) under dm-linear "jdm"
 #	  (throttled: member writes queue up)   (switched to dm-error)

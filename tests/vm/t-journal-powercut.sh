@@ -41,7 +41,7 @@
 # Disks: 4 x 32 MiB + JOURNAL_MB (8) MiB journal + 128 MiB dump.  CYCLES
 # (default 3).  Timeout: 120 s a boot.
 #
-# Issue 16 (t-journal-wb-bigcache-powercut): STRIPE_CACHE sets
+# For t-journal-wb-bigcache-powercut: STRIPE_CACHE sets
 # stripe_cache_size in boot 1; JWATCH=1 has boot 1 report journal_stats'
 # dirty_stripes, evicted_stripes and dirty_bytes every 0.5 s (VAL jstat;
 # the writer's acks then share the result port through a FIFO, see

@@ -2,9 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-journal-read-error: the journal device cannot be read when the array
-# is assembled (issue 14: a read error on the journal itself fails the
-# journal, as before; member read errors in recovery are
-# t-journal-replay-read-error).
+# is assembled (a read error on the journal itself fails the journal;
+# member read errors in recovery are t-journal-replay-read-error).
 #	RAID5 (4 x 16M, 64K chunk) with a write journal on dm-linear "jdm";
 #	1M of data written, the array stopped; jdm's table then fails every
 #	read past the journal's data offset (dm "error"; the superblock

@@ -3,8 +3,8 @@
 #
 # t-journal-replay-read-error: a member read fails while the journal
 # recovery destages write-back stripes at assembly (data logged, no parity
-# yet: the recovery reads the stripe's other blocks).  As at run time
-# (issue 14): the block is rebuilt from the others, written back, read
+# yet: the recovery reads the stripe's other blocks).  As at run time:
+# the block is rebuilt from the others, written back, read
 # back; the member stays.
 #
 #	boot 1	RAID5 (64K chunk, 4 x 16M, --assume-clean over zeroed

@@ -3,8 +3,8 @@
 #
 # t-journal-replay-write-error: a member write fails while the journal is
 # replayed at assembly.  With a bad block log (mdadm 1.2's default) the
-# member is kept and the stripe recorded, as for a write error at run time
-# (issue 14).
+# member is kept and the stripe recorded, as for a write error at run
+# time.
 #
 #	boot 1	RAID5 (64K chunk, 4 x 16M, --assume-clean over zeroed
 #		disks) with a write journal, members on dm-linear; the

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# t-journal-resize: mdadm --grow --size on journaled arrays (issue 19).
+# t-journal-resize: mdadm --grow --size on journaled arrays.
 #
 #	a0 a1 a2 a3 (32 MiB)  + ja (8 MiB journal)   md0, --size=16384 (16 MiB)
 #	b0 b1 b2 b3 (32 MiB)  + jb (16 MiB journal)  md1, --size=4096  (4 MiB)

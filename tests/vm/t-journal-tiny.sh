@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-journal-tiny: the smallest journal ring raid5j accepts, under
-# sustained mixed writes from many threads, then mdadm --stop (issue 19).
+# sustained mixed writes from many threads, then mdadm --stop.
 #
 #	  d0    d1    d2    d3        j (8 MiB) under dm-linear "jdm",
 #	    |  /dev/md0 RAID5, 16K chunk     cut to the size wanted

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-journal-wb-bigcache-full: the journal full under sustained random
-# writes (issue 16).  RAID5 of 4 x 48 MiB (LEVEL=6: 5 members), 16K chunk,
+# writes.  RAID5 of 4 x 48 MiB (LEVEL=6: 5 members), 16K chunk,
 # a 16 MiB journal, write-back.  Two fio writers, each over its own 48 MiB
 # (96 MiB in all, six times the journal), write 4 KiB random blocks qd16,
 # WRITE_MB (48) MiB in all: three times the journal, then each reads its
@@ -17,7 +17,7 @@
 # space_waits > 0, or the log's used sectors plus the dirty stripes' parity
 # reserve reached writeback_log_high % of the ring), stripes were evicted,
 # dirty_bytes never above the ring, and on RAID5 at some point at least
-# 29 % of it (issue 16c: rule 8's smaller reserve; MIN_DIRTY_PCT, which
+# 29 % of it (rule 8's smaller reserve; MIN_DIRTY_PCT, which
 # t-journal-wb-fixed-full raises to 50 for rule 8'); after the switch
 # dirty_bytes 0.  RECOVERABLE_BY (raid456, the module's default; raid5j
 # in that wrapper): the module is loaded with writeback_recoverable_by
@@ -73,7 +73,7 @@ if [ "$PERSONALITY" = raid5j ]; then
 	say "journal: ring $ring sectors, max used $um ($((um * 100 / ring)) %), max used + parity reserve $fm ($pct %), max evicted_stripes $(jstat_max evicted_stripes), max dirty_bytes $(jstat_max dirty_bytes) ($(($(jstat_max dirty_bytes) * 100 / (ring * 512))) % of the ring), max dirty_stripes $(jstat_max dirty_stripes), space_waits $sw, parity_waits $(jstat parity_waits), evictions $(jstat evictions), journal_reads $(jstat journal_reads), log_high $(jstat log_high), fixed_reserve $(jstat fixed_reserve), x_units $(jstat x_units), room_short $(jstat room_short)"
 	expect_recoverable_by "$RECOVERABLE_BY"
 	# stripe_unblocked: the daemon's or a read's stripe taken while
-	# writers waited for the free share (refused before issue 16e)
+	# writers waited for the free share
 	say "raid5j_stats: $(grep -E '^stripe_(waits|unblocked) ' $MD/raid5j_stats | tr '\n' ' ')"
 	if $wbc; then
 		h=$(cat $MD/writeback_log_high 2>/dev/null) || fail "no writeback_log_high in sysfs"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-journal-wb-bigcache-powercut: t-journal-wb-powercut with a journal much
-# larger than the stripe cache (issue 16): JOURNAL_MB 64, stripe_cache_size
+# larger than the stripe cache: JOURNAL_MB 64, stripe_cache_size
 # 17 (the minimum) in the writing boot, every disk behind a volatile write
 # cache (VM_NBD_CACHE=1: what was neither flushed nor FUA is lost at the
 # cut).  The power is cut 2-6 s into 8 verifying writers; boot 2 assembles

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-journal-wb-bigcache: write-back with a journal much larger than the
-# stripe cache (issue 16, "a cache as large as the journal").  RAID5 of
+# stripe cache (a cache as large as the journal).  RAID5 of
 # 4 x 32 MiB, then RAID6 of 5 x 32 MiB, 16K chunk, 64 MiB journal,
 # stripe_cache_size 17 (the minimum: 17 rows of 4 KiB pages), write-back.
 # Per level:

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# t-journal-wb-bigjournal: a write-back journal at real scale (issue 16:
-# "a 10 GiB journal can hold ~10 GiB of dirty data"), cut, past what
+# t-journal-wb-bigjournal: a write-back journal at real scale (a 10 GiB
+# journal can hold ~10 GiB of dirty data), cut, past what
 # raid456 can recover, recovered by raid5j.  Developer scenario, not in CI.
 #
 # t-journal-wb-bigcache-powercut with RAID5, 4 x MEMBER_MB (512) MiB
@@ -41,7 +41,7 @@
 # scenario's default.  R5J_MODPARAMS="" (set, empty) runs on the
 # defaults: with CUT_STRIPES=26000
 # RESTART_PERSONALITY=raid456, raid456 recovered 26147 data-only stripes,
-# every block intact (2026-12-06).
+# every block intact.
 #
 # The second case: CUT_STRIPES=2000 R5J_MODPARAMS="" RESTART_PERSONALITY=
 # raid456: a log raid456 must recover (no refusal boot: CUT_STRIPES is
@@ -54,7 +54,7 @@
 # as t-journal-crafted's 3000 data-only stripes do.
 # Plain cuts (VM_NBD_CACHE=0) unless VM_NBD_CACHE=1 is given.
 #
-# Measured (2026-12-06, 6.1, TCG, 2 vCPUs, the host shared with another
+# Measured (6.1, TCG, 2 vCPUs, the host shared with another
 # VM): 9 min 42 s in all.  Writing boot 111 s: 52067 writes acknowledged,
 # cut at wb_stripes 40032, dirty_bytes 177 MB (16 % of the 1022 MiB ring,
 # 43314 blocks), used_sectors 28 % of the ring, evicted_stripes 39886,

@@ -9,12 +9,12 @@
 # without a member.  Every disk sits behind a volatile write cache
 # (VM_NBD_CACHE=1, nbdkit's cache filter): a write that was neither
 # flushed nor FUA is lost at the cut, so a log write missing its FUA loses
-# fsync'd files.  CYCLES (default 2: one of each; 3 until 2026-12-06, cut
-# for CI's budget); R5J_WB_EXT4_CYCLES=N for a long run.
+# fsync'd files.  CYCLES (default 2: one of each, for CI's budget);
+# R5J_WB_EXT4_CYCLES=N for a long run.
 #
 # raid456 (6.1) fails both on its own journals, so under raid456 the cuts
 # are plain (no volatile cache) and every restart is whole; measured
-# 2026-12-05 with the raid5j settings (MISSING=even VM_NBD_CACHE=1 to
+# with the raid5j settings (MISSING=even VM_NBD_CACHE=1 to
 # see it again): with the volatile cache, the first whole restart lost
 # ext4's journal ("EXT4-fs (md0): error loading journal"); without it,
 # the restart without a member hung in mdadm --assemble (no output in 2

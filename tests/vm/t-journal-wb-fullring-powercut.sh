@@ -16,7 +16,7 @@
 # journal_stats shows a ring whose batched recovery parity no longer fits
 # after the log (CUT_FULL, t-journal-powercut.sh), not at a random time:
 # with the default mark (70) and a timed cut, recovery needed the
-# unit-by-unit path in 1 of 6 cycles (2026-12-06, issue 16s).  Every
+# unit-by-unit path in 1 of 6 cycles.  Every
 # disk is behind a volatile cache (VM_NBD_CACHE=1), and boot 2 assembles
 # without a member (a different one each cycle); every acknowledged block
 # is verified, mismatch_cnt 0 after the rebuild.  Here, for each cycle:
@@ -24,7 +24,7 @@
 # recovery's "journal recovery: N units, M tail moves" line read back;
 # MIN_CYCLES=N makes at least N of CYCLES (default 2) cycles need it (N > 0
 # and M > 0).  By default (MIN_CYCLES 0) the count is reported, not
-# asserted: measured (2026-12-06, issue 16 full-ring run) unit by unit in
+# asserted: measured (a full-ring run) unit by unit in
 # 7 of 14 cycles (1 of 6 before the cut moved to a full ring), each cut
 # 0-0.1 s after the mark with the ring 96 % used.  The rest missed it
 # because the ring moves faster than the cut: a reclaim moved the tail

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-journal-wb-jcache-park: the ring full under writers faster than the
-# members, and the array keeps going (journal.md rule 8, issue 16d).
+# members, and the array keeps going (journal.md rule 8).
 # RAID5 of 4 x 32 MiB (LEVEL=6: 5 members), 16K chunk, an 8 MiB journal,
 # write-back with writeback_log_high 90.  The members sit behind dm-delay
 # (writes and flushes held DELAY_MS, 20 ms; reads not), so destages and

@@ -24,7 +24,7 @@
 # share makes raid456's recovery fail there ("Cannot increase cache
 # size") and the verify fail.  Under PERSONALITY=raid456 (writing too)
 # the same I/O, cut and verify, without the journal assertions.
-# Measured (2026-12-06, 6.1): the fullest list reached 3808 and no more;
+# Measured (6.1): the fullest list reached 3808 and no more;
 # raid456 "recovering 3643 data-only stripes and 724 data-parity
 # stripes", every block verified; 42 s.  With the cap above raid456's
 # share (R5J_DEBUGFS=raid456_stripes=36000: 4212) raid456

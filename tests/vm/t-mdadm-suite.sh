@@ -12,8 +12,8 @@
 #
 # Runs every test of tests/mdadm-suite/tests.list (tier "core"; with
 # MDADM_SUITE=every-kernel the part of core run on every kernel,
-# MDADM_SUITE=full all of them, MDADM_SUITE=reshape the reshape tests of
-# issue 18; MDADM_TESTS="a b" runs just those) in one
+# MDADM_SUITE=full all of them, MDADM_SUITE=reshape the reshape tests;
+# MDADM_TESTS="a b" runs just those) in one
 # VM per personality, one after the other (MDSUITE_JOBS=2: both at once,
 # no faster on 2 cores), each test under the packaged mdadm with the
 # personality loaded first.  Prints: test, raid456 result, raid5j result,

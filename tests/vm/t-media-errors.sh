@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-media-errors: unreadable and unwritable sectors on members are handled
-# as raid456 handles them (issue 14): a read error is rebuilt from the
+# as raid456 handles them: a read error is rebuilt from the
 # others and written back, the member stays; a write error or a sector that
 # cannot be rebuilt goes to the member's bad block log; a rebuild that
 # cannot read a stripe records it and completes.
@@ -77,13 +77,13 @@
 # Before the fix (raid5j): step 1 failed md11 and md12 ("Cannot continue
 # operation (2/4 failed)"); from step 3 alone, the rebuild failed md11 and
 # ended [__UU].  raid456 passes all.  Until raid5j stopped using
-# max_read_errors (issue 35), it failed md10 in step 2 ("Too many read
+# max_read_errors, it failed md10 in step 2 ("Too many read
 # errors, failing device md10", [_UUU]).
-# Before the clearing of recorded ranges (issue 14, item 2; main at
-# 59741d1), raid5j failed step 4 after the assemble ("md12: 2600 still in
-# bad_blocks") and step 4b at the write ("md13: 2368 still in
-# bad_blocks").  raid456 passes steps 4 and 4b (it also rewrites md13's
-# block after the write and logs "read error corrected" for it).
+# Before the clearing of recorded ranges (main at 59741d1), raid5j
+# failed step 4 after the assemble ("md12: 2600 still in bad_blocks")
+# and step 4b at the write ("md13: 2368 still in bad_blocks").  raid456
+# passes steps 4 and 4b (it also rewrites md13's block after the write
+# and logs "read error corrected" for it).
 # Disks: 7 x 64 MiB.  Boots: 1.  Timeout: 240 s.
 
 . "$(dirname "$0")/lib.sh"

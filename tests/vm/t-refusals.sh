@@ -27,7 +27,7 @@
 #  - md0 (reshape in progress) assembles with the reshape held (kernel
 #    line "md/raid:md0: reshape interrupted at", no reshape line in
 #    /proc/mdstat) and its data verifies (raid5j serves an interrupted
-#    reshape since issue 18's first step; t-reshape-serve tests it fully);
+#    reshape; t-reshape-serve tests it fully);
 #  - assembling md1 (layout 7) fails, with "md/raid:md1: ... layout ...";
 #  - md2 (RAID6) fails with a line naming RAID6; if raid5j runs RAID6,
 #    that part is skipped ("SKIP" line) and md2's data is verified instead;

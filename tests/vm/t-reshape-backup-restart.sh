@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-reshape-backup-restart: a reshape that needs mdadm's backup file, cut
-# by a power cut, then assembled with the backup file (issue 18 item 3,
-# Documentation/reshape.md section 2.4): mdadm writes the backed-up
+# by a power cut, then assembled with the backup file
+# (Documentation/reshape.md section 2.4): mdadm writes the backed-up
 # window back in the old geometry when it is not yet behind the on-disk
 # position (Grow_restart()), starts the array and goes on monitoring
 # (Grow_continue()); the kernel resumes from reshape_position.

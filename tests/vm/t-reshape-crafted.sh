@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-reshape-crafted: disks mid-reshape with crafted reshape fields or a
-# crafted journal (issue 18, Documentation/reshape.md section 4, "Crafted
+# crafted journal (Documentation/reshape.md section 4, "Crafted
 # reshape fields").  A superblock and a journal are untrusted input:
 # nothing read from them may make the kernel write outside the members'
 # data areas.

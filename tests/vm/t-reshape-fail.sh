@@ -3,7 +3,7 @@
 #
 # t-reshape-fail: a member of the old geometry fails in the middle of a
 # grow under verified I/O; the grow finishes degraded, as raid456's does
-# (issue 18, Documentation/reshape.md section 7).
+# (Documentation/reshape.md section 7).
 #
 #	  f0 f1 f2 +f3     md0  RAID5 3->4, 64K chunk, no backup file (mdadm
 #	                        moves data_offset); f1 fails mid-way, then is
@@ -98,8 +98,8 @@ refused() {	# refused KERNEL-LINE WHAT MDADM-ARGS...
 	pass "$what refused"
 }
 if [ "$PERSONALITY" = raid5j ]; then
-	# (--chunk and --layout: accepted since issue 18e, t-reshape-layout;
-	# shrinks since issue 18g, t-reshape-shrink)
+	# (--chunk and --layout are accepted: t-reshape-layout; shrinks
+	# too: t-reshape-shrink)
 	run mdadm $D --add $(disk f3)
 	echo 0 > /sys/module/raid5j/parameters/reshape
 	refused "reshape is off: module parameter reshape=0" veto \

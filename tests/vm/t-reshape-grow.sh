@@ -3,7 +3,7 @@
 #
 # t-reshape-grow: mdadm --grow --raid-devices=N+1 of RAID5 and RAID6 under
 # verified I/O, with and without --backup-file; the grown arrays are then
-# read by the other personality (issue 18, Documentation/reshape.md 7).
+# read by the other personality (Documentation/reshape.md 7).
 #
 #	  a0 a1 a2 +a3       md0  RAID5 3->4, no backup file (mdadm moves
 #	  b0 b1 b2 +b3       md1  RAID5 3->4, --backup-file      data_offset)

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-reshape-interop: a grow stopped mid-way and a grow cut by a power cut,
-# both resumed by the other personality; the data verified (issue 18,
-# Documentation/reshape.md section 7).
+# both resumed by the other personality; the data verified
+# (Documentation/reshape.md section 7).
 #
 #	  i0 i1 i2 +i3     md0  RAID5 3->4, 64K chunk, no backup file
 #	                        (mdadm moves data_offset): sync_max held at

@@ -4,7 +4,7 @@
 # t-reshape-journal: a grow of a journaled RAID5 (write-through journal)
 # under verified I/O, cut by a power cut; restarted with a member missing:
 # journal replayed, reshape resumed, every acknowledged block verified
-# (issue 18 item 5, Documentation/reshape.md section 4, journal.md 16).
+# (Documentation/reshape.md section 4, journal.md 16).
 #
 #	  p0 p1 p2 +p3  jj   md1  RAID5 3->4, 16K chunk, no backup file
 #	                          (mdadm moves data_offset), journal jj

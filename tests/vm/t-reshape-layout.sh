@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# t-reshape-layout: reshapes that keep the member count (issue 18,
-# Documentation/reshape.md 5.3): mdadm --grow --chunk and --layout of a
+# t-reshape-layout: reshapes that keep the member count
+# (Documentation/reshape.md 5.3): mdadm --grow --chunk and --layout of a
 # RAID5 under verified I/O, and a layout change stopped mid-way and
 # resumed by the other personality.
 #

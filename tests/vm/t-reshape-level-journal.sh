@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-reshape-level-journal: a journaled RAID4 taken over to RAID5 and back
-# (issue 18, Documentation/reshape.md 8.1): the new conf takes the old
+# (Documentation/reshape.md 8.1): the new conf takes the old
 # conf's drained log over; writes after the takeover are logged, a power
 # cut after it is replayed, and every acknowledged block survives.
 #

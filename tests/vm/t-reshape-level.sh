@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# t-reshape-level: level changes (issue 18, Documentation/reshape.md
-# section 8): mdadm --grow --level, which md core carries out as a
-# takeover (pers->takeover of the new personality, often with a reshape
+# t-reshape-level: level changes (Documentation/reshape.md section 8):
+# mdadm --grow --level, which md core carries out as a takeover
+# (pers->takeover of the new personality, often with a reshape
 # before or after it), under verified data.  The same assertions under
 # raid5j and raid456.  A journaled array: t-reshape-level-journal.
 #

@@ -3,8 +3,8 @@
 #
 # t-reshape-powercut: power cuts in the middle of a shrink and of a chunk
 # size change, both running backwards; restarted (the second with a member
-# missing), resumed, finished, every acknowledged block verified (issue 18,
-# Documentation/reshape.md section 7).
+# missing), resumed, finished, every acknowledged block verified
+# (Documentation/reshape.md section 7).
 #
 #	  a0 a1 a2 a3      md0  RAID5 4 -> 3 after --array-size (no backup
 #	                        file: mdadm moves data_offset up, a shrink
@@ -197,8 +197,8 @@ power_cut 1 quiet 300 1000 "chunk change" "$g" $MD1
 B2=$VM_BOOT_SECS size1=$size blocks1=$blocks acks1=$acks
 # The cut came with no user write in flight: the superblocks must say
 # clean, so that the degraded restart needs no --force.  A reshape's own
-# writes leave the array clean (raid456, and raid5j since 2026-12-06:
-# its steps went through md_write_start() before, and 3 of 5 cuts left
+# writes leave the array clean (raid456's, and raid5j's now that its steps
+# no longer go through md_write_start(): when they did, 3 of 5 cuts left
 # it active).
 for d in $MD1; do
 	st=$(mdadm --examine "$(vm_disk_path "$d")" | sed -n 's/^ *State : //p')
@@ -281,7 +281,7 @@ vm_stamp_check "$(vm_disk_path dump0)" "$blocks0" "$BUILD/vm-logs/$VM_TEST.acks0
 # raid456 loses acknowledged blocks here (6 of 6 runs, also with every
 # member present), 1400-12000 sectors below the superblock position: the
 # part its resume redoes.  The same on-disk state resumed by raid5j was
-# intact (a probe, 2026-12-06), so it is raid456's resume of a backwards
+# intact (a probe), so it is raid456's resume of a backwards
 # chunk change, not the writes before the cut nor this test.
 if ! vm_stamp_check "$(vm_disk_path dump1)" "$blocks1" "$BUILD/vm-logs/$VM_TEST.acks1" > "$BUILD/vm-logs/$VM_TEST.check1" 2>&1; then
 	tail -n 1 "$BUILD/vm-logs/$VM_TEST.check1"

@@ -4,8 +4,7 @@
 # t-reshape-serve: arrays a grow was interrupted on (by raid456) are
 # assembled by the personality under test, which reads and writes through
 # both geometries, also degraded; raid456 then finishes the grows and
-# reads the same data (issue 18, build step 1: Documentation/reshape.md
-# section 5.1).
+# reads the same data (Documentation/reshape.md section 5.1).
 #
 #	  r0 r1 r2 +r3        md0  RAID5 3->4, 64K chunk
 #	  s0 s1 s2 s3 +s4     md1  RAID6 4->5, 32K chunk

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# t-reshape-shrink: removing members (issue 18, Documentation/reshape.md
-# 5.3): mdadm --grow --array-size, then --raid-devices=N-1 of a RAID5 and
-# a RAID6 under verified I/O; the removed member ends as a spare; the
+# t-reshape-shrink: removing members (Documentation/reshape.md 5.3):
+# mdadm --grow --array-size, then --raid-devices=N-1 of a RAID5 and a
+# RAID6 under verified I/O; the removed member ends as a spare; the
 # shrunk arrays read by the other personality.
 #
 #	  a0 a1 a2 a3      md0  RAID5 4 -> 3 (no backup file: mdadm moves
@@ -235,7 +235,7 @@ while read -r md lv nold bk dl; do
 	# section): 6.12's sync_action reads "recover" during the reap while
 	# sync_completed is still a number, and mdadm leaves its poll on it
 	# (5.3).  On 6.1 it was seen too, under load, under both
-	# personalities (2 of 4 runs, 2026-12-06).  So exactly mdadm's value
+	# personalities (2 of 4 runs).  So exactly mdadm's value
 	# (61440 - 768 / 2: the member size less half its backup unit) is
 	# KNOWN on both kernels; any other number fails (raid5j's old bug
 	# left 61440).  Without a backup file mdadm runs no monitor: a

@@ -3,7 +3,7 @@
 #
 # t-stale-read-error: a stripe's read error belongs to the device that had
 # it; once that device is re-added, the stripe (still cached) must count the
-# slot as good again (issue 21, finding 3).  Before the fix the flag stayed
+# slot as good again.  Before the fix the flag stayed
 # until the stripe was reused: when another member then failed and a spare
 # was rebuilt, those stripes failed (two members "lost"), md core moved
 # recovery past them and the spare went In_sync with zeroes there.
