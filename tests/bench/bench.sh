@@ -39,9 +39,10 @@
 #   sust4k-qd16  4 KiB random writes qd16 over the whole region for
 #                SUST_RUNTIME (3 x RUNTIME) s: larger than the journal once
 #                the acknowledged rate passes JOURNAL_MB / SUST_RUNTIME
-#   results.md gets an "Issue 16" table: destaged throughput (the cell and
-#   its drain) of raid5j wb, raid456 wb and raid5j wt side by side, p50 /
-#   p99, member reads per user write, journal bytes per user byte.
+#   results.md gets a "Write-back with a journal-sized cache" table:
+#   destaged throughput (the cell and its drain) of raid5j wb, raid456 wb
+#   and raid5j wt side by side, p50 / p99, member reads per user write,
+#   journal bytes per user byte.
 #
 # Knobs (environment or make variables): QUICK, BENCH, LEVEL (5), DISKS (4),
 # CHUNK (KiB, 512), RUNTIME (s per cell: 6, QUICK 1), REGION (MiB per

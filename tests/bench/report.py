@@ -847,7 +847,7 @@ def writeback_section(data, groups, A):
         A("### %s, RAID%d x %d, journal write-back" % (PROFILES.get(prof, prof),
                                                        level, n))
         A("")
-        A("Issue 15's target: raid5j at least raid456 in throughput and p50 "
+        A("The target: raid5j at least raid456 in throughput and p50 "
           "(acknowledged) in every cell; p99 beside it.  ratio = raid5j / "
           "raid456.")
         A("")
