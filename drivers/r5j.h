@@ -267,12 +267,12 @@ struct r5j_conf {
 	struct percpu_ref geom_users;
 	wait_queue_head_t wait_geom;
 	/*
-	 * Next-geometry rows the step is writing: not logged (J4), a
+	 * Next-geometry rows the step is writing: not logged (R12), a
 	 * resume rewrites them from their intact sources.
 	 */
 	sector_t reshape_dst_lo, reshape_dst_hi;
 	bool reshape_backup_step;	/* a BACKUP step since the checkpoint */
-	bool reshape_retire;		/* finish_reshape: J2, then position */
+	bool reshape_retire;		/* finish_reshape: R10, then position */
 	wait_queue_head_t wait_reshape;
 	unsigned long reshape_checkpoint;	/* jiffies of the last one */
 	struct page **reshape_pages;		/* sync thread: one step */
@@ -343,7 +343,7 @@ struct r5j_conf {
 	int dirty_high;			/* above: destage a batch */
 	int dirty_low;			/* ... down to this */
 	atomic_t stuck_stripes;		/* with R5J_STRIPE_STUCK */
-	/* write-back part 2: evicted dirty stripes (r5j_wbcache.c) */
+	/* write-back: evicted dirty stripes (r5j_wbcache.c) */
 	struct r5j_wbcache *wbc;
 	int log_high;			/* writeback_log_high, % of the ring */
 	struct bio_set bio_split;
@@ -389,7 +389,7 @@ int r5j_dirty_mark(struct r5j_conf *conf, int percent);
 struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
 					sector_t sector, bool prev, int extra);
 
-/* r5j_wbcache.c (Documentation/journal.md section 15, "Part 2") */
+/* r5j_wbcache.c (Documentation/journal.md section 15, "Run time") */
 #define R5J_LOG_HIGH		70	/* writeback_log_high default, % */
 /* write-back: partial-stripe destages in flight, per member (not @all) */
 #define R5J_DESTAGE_PER_MEMBER	4
@@ -549,7 +549,7 @@ static inline sector_t r5j_rsec(const struct r5j_stripe *sh,
 }
 
 /*
- * A reshape step's own destination stripe (J4, Documentation/reshape.md
+ * A reshape step's own destination stripe (R12, Documentation/reshape.md
  * section 4): written to the members without the journal.  No user write
  * shares it: the step's range is closed to requests while it runs.
  */

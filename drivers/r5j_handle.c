@@ -1508,7 +1508,7 @@ static void put_orig(struct r5j_stripe *sh)
 /*
  * Degraded destage: a member lost since the stripe became dirty held a
  * clean data block.  The members still hold the old stripe, consistent
- * (rule 7), so it is rebuilt from them: the old blocks of the dirty ones
+ * (L10), so it is rebuilt from them: the old blocks of the dirty ones
  * are read into dev->orig (the page keeps the new data), the others into
  * their pages, and the lost blocks computed.  0: done; 1: reads started,
  * or a page or a member missing since (the stripe is handled again: never
@@ -1568,7 +1568,7 @@ static int rebuild_clean(struct r5j_stripe *sh, struct r5j_state *s)
  * blocks in a wide stripe): the members' old blocks of the dirty ones
  * (into dev->orig, the page keeps the new data) and the old parity; P/Q
  * lose the old data and take the new.  The members hold the old stripe
- * consistently (rule 7), so old parity and old data match.  Optimal
+ * consistently (L10), so old parity and old data match.  Optimal
  * stripes only.  0: parity computed; 1: reads in flight; -1: use rcw.
  */
 static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
@@ -1885,7 +1885,7 @@ static bool handle_reads(struct r5j_stripe *sh, struct r5j_state *s)
 			continue;
 		if (!test_bit(R5J_UPTODATE, &dev->flags) &&
 		    test_bit(R5J_DIRTY, &dev->flags)) {
-			/* not read back from the journal: rule 12, EIO */
+			/* not read back from the journal: L17, EIO */
 			DECLARE_BITMAP(lost, R5J_MAX_DISKS);
 
 			bitmap_zero(lost, sh->disks);

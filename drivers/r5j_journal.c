@@ -3,14 +3,15 @@
  * raid5j write journal, write-through: every stripe write is first made
  * stable in the log, then written to the members.
  *
- * Ordering rules (why a crash never shows a write hole):
+ * Ordering rules, journal.md L1-L4 (why a crash never shows a write
+ * hole):
  *  1. A unit's blocks reach the members only once that unit AND every
- *     earlier unit are stable (rule 4): recovery stops at the first
+ *     earlier unit are stable (L4): recovery stops at the first
  *     broken unit, so nothing after it may be on the members half-written.
  *  2. journal_tail moves past a unit only after its member writes completed
  *     AND the members were flushed AND the superblock holding the new tail
  *     was written; only then is that space reused.
- *  3. A completed write is in the log until rule 2 frees it, so flushes and
+ *  3. A completed write is in the log until L2 frees it, so flushes and
  *     FUA from above are already honoured by the log -- while the journal
  *     works.  Once it failed, the members are flushed once and flushes and
  *     FUA go to them again.
@@ -249,7 +250,7 @@ static void flush_end_io(struct bio *bio)
 
 /*
  * Daemon: one flush of the journal for every unit whose write completed
- * (rule 4), unless one is in flight: its completion wakes the daemon,
+ * (L4), unless one is in flight: its completion wakes the daemon,
  * and the units that completed meanwhile go with the next.
  */
 static void issue_log_flush(struct r5j_journal *log)
@@ -303,7 +304,7 @@ static void submit_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
 	/*
 	 * Alone in the log (qd1): FUA, whose write and post-flush need no
 	 * daemon pass in between; with others in flight, the batched flush
-	 * (rule 4).  Stable still comes in log order.
+	 * (L4).  Stable still comes in log order.
 	 */
 	unit->fua = unit->volatile_cache && !log->units_in_io &&
 		    list_empty(&log->unflushed) && !log->flush_busy;
@@ -374,7 +375,7 @@ static u64 wb_reserve(struct r5j_conf *conf)
  * Sectors kept for @stripes dirty stripes whose parity is not logged
  * (log->lock held): their parity pages, the meta blocks the destages of
  * the oldest unit's stripes may take, and those of recovery's batched
- * parity transactions (Documentation/journal.md, rule 8).
+ * parity transactions (Documentation/journal.md, L11).
  */
 u64 r5j_journal_wb_kept(struct r5j_journal *log, u64 stripes)
 {
@@ -392,7 +393,7 @@ u64 r5j_journal_wb_kept(struct r5j_journal *log, u64 stripes)
 }
 
 /*
- * Rule 8's promise to recovery (lock held): after the log there is room
+ * L11's promise to recovery (lock held): after the log there is room
  * for the parity pages of every dirty stripe without logged parity, a
  * meta block per recovery batch, and (the quiesce block) the empty unit.
  * Checked after every use of the ring; a miss is counted and warned once.
@@ -405,7 +406,7 @@ static void check_recovery_room(struct r5j_journal *log)
 
 	if (log->fixed) {
 		/*
-		 * Rule 8': R + 1 blocks after the log (the empty unit is
+		 * L12: R + 1 blocks after the log (the empty unit is
 		 * outside free_sectors()), once recovery has replayed the
 		 * leading units with no data-only stripe left (an X was
 		 * logged for them) and moved the tail past them.
@@ -430,8 +431,8 @@ static void check_recovery_room(struct r5j_journal *log)
 			return;
 	}
 	log->stats.room_short++;
-	WARN_ONCE(1, "raid5j: journal room %llu sectors below %llu for %llu dirty stripes' parity (rule 8%s)\n",
-		  free, need, n, log->fixed ? "'" : "");
+	WARN_ONCE(1, "raid5j: journal room %llu sectors below %llu for %llu dirty stripes' parity (L%s)\n",
+		  free, need, n, log->fixed ? "12" : "11");
 }
 
 /*
@@ -529,7 +530,7 @@ static u64 room_left(struct r5j_journal *log, u64 more)
 
 /*
  * Does @sh pin the oldest unit?  Its destage's parity may then use the
- * meta blocks kept for it (rule 8): only releasing that unit frees ring.
+ * meta blocks kept for it (L11): only releasing that unit frees ring.
  */
 static bool pins_oldest(struct r5j_journal *log, struct r5j_stripe *sh)
 {
@@ -539,7 +540,7 @@ static bool pins_oldest(struct r5j_journal *log, struct r5j_stripe *sh)
 }
 
 /*
- * Rule 8' (lock held): the oldest unit not yet done, whose stripes' parity
+ * L12 (lock held): the oldest unit not yet done, whose stripes' parity
  * X takes.  Units before it are done and only wait for reclaim, which
  * frees them with no parity written; the walk stops at the first not
  * done, so it is short.
@@ -588,7 +589,7 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	/*
 	 * The destages of the stripes pinning the oldest unit must never
 	 * wait for space that only they free: dirty stripes keep room
-	 * nothing else may take (rule 8).  A stripe becoming dirty is
+	 * nothing else may take (L11).  A stripe becoming dirty is
 	 * counted first; a destage uses its own parity pages, and if it
 	 * pins the oldest unit, the meta blocks kept too.
 	 */
@@ -601,7 +602,7 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	if (what == R5J_LOG_X) {
 		room = free_sectors(log);	/* X alone may use R */
 	} else if (what == R5J_LOG_PARITY && log->fixed) {
-		/* rule 8': leave R + (P - 1) per stripe still without parity */
+		/* L12: leave R + (P - 1) per stripe still without parity */
 		u64 free = free_sectors(log);
 		u64 kept = r5j_journal_wb_kept(log, log->wb_stripes ?
 					       log->wb_stripes - 1 : 0);
@@ -652,7 +653,7 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 		dev->log_csum = r5j_page_csum(log->fmt.seed,
 					      page_address(dev->page));
 		r5j_meta_add_data(meta, dev->array_sector, dev->log_csum);
-		/* where part 2 reads a dropped dirty block back from */
+		/* where a reload reads a dropped dirty block back from */
 		dev->log_pos = r5j_ring_add(&log->fmt, unit->pos, off);
 		off += R5J_BLOCK_SECTORS;
 		__bio_add_page(unit->bio, dev->page, PAGE_SIZE, 0);
@@ -748,7 +749,7 @@ again:
  * (R5J_LOG_PARITY).  Neither queues behind parked write-through stripes
  * (they are other stripes: no order to keep).  -EAGAIN: no room (data
  * only); a destage's parity without room parks on log->parked_wb until
- * the oldest unit's destages and reclaim free some (rule 8).
+ * the oldest unit's destages and reclaim free some (L11).
  */
 static int write_unparked(struct r5j_journal *log, struct r5j_stripe *sh,
 			  enum r5j_log_what what)
@@ -770,11 +771,11 @@ again:
 		atomic_inc(&sh->count);	/* the parked list's reference */
 		if (log->fixed && sh->dirty_unit &&
 		    sh->dirty_unit == oldest_live(log)) {
-			/* rule 8': its parity goes into X (build_x()) */
+			/* L12: its parity goes into X (build_x()) */
 			list_add_tail(&sh->log_list, &log->x_wait);
 			log->x_count++;
 		} else {
-			/* rule 8: the oldest unit's always fit, a miscount */
+			/* L11: the oldest unit's always fit, a miscount */
 			WARN_ON_ONCE(pins_oldest(log, sh));
 			list_add_tail(&sh->log_list, &log->parked_wb);
 			log->stats.parity_waits++;
@@ -924,7 +925,7 @@ bool r5j_journal_over_high(struct r5j_journal *log, int high, u64 *limit)
 }
 
 /*
- * Rule 8' (the write-back cache asks on every pass): true when it is on
+ * L12 (the write-back cache asks on every pass): true when it is on
  * and a unit is in the log; *@lsn is the oldest unit's, whose stripes'
  * reloads may take X's head pool.  *@waiting: stripes wait on x_wait,
  * so every stripe pinning that unit must be destaged for X to be built.
@@ -980,7 +981,7 @@ static void release_parked(struct r5j_journal *log)
 
 /*
  * Log the parity of parked destages that fit now (daemon), each on its
- * own: the oldest unit's may pass newer ones (rule 8).
+ * own: the oldest unit's may pass newer ones (L11).
  */
 static void retry_parked_wb(struct r5j_journal *log,
 			    struct r5j_log_unit **spare)
@@ -1024,15 +1025,15 @@ again:
 }
 
 /*
- * Rule 8' (daemon): once every stripe pinning the oldest unit U waits on
+ * L12 (daemon): once every stripe pinning the oldest unit U waits on
  * x_wait with its parity computed, log all their parity in one unit X,
  * sealed and submitted in this same pass; X alone may use the fixed
  * reserve R.  Until then nothing is opened: an X held open across passes
  * kept the ring's head while the stripes it waited for needed a pass
- * that logged something else first (journal.md, "Beyond half the
- * ring").  A STUCK stripe never computes its parity: while any exists
+ * that logged something else first (journal.md,
+ * L12).  A STUCK stripe never computes its parity: while any exists
  * (it may pin U), X also takes those that wait when that leaves R for
- * the rest; if it pins U, U stays pinned, as under rule 8.
+ * the rest; if it pins U, U stays pinned, as under L11.
  */
 static void build_x(struct r5j_journal *log)
 {
@@ -1072,7 +1073,7 @@ static void build_x(struct r5j_journal *log)
 							struct r5j_log_unit,
 							list);
 		WARN_ONCE(all && !done_ahead,
-			  "raid5j: rule 8' parity unit X for %u stripes needs %llu sectors, %llu left (miscount)\n",
+			  "raid5j: L12 parity unit X for %u stripes needs %llu sectors, %llu left (miscount)\n",
 			  log->x_count, need, room);
 		spin_unlock_irq(&log->lock);
 		free_unit(x);
@@ -1089,7 +1090,7 @@ static void build_x(struct r5j_journal *log)
 		err = add_stripe(log, sh, &none, &full, R5J_LOG_X);
 		/* C <= r5j_parity_batch(): X never fills */
 		if (WARN_ONCE(err || full,
-			      "raid5j: rule 8' parity unit X full or short (%d)\n",
+			      "raid5j: L12 parity unit X full or short (%d)\n",
 			      err)) {
 			list_add(&sh->log_list, &log->x_wait);
 			log->x_count++;
@@ -1659,12 +1660,12 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 		kfree(log);
 		return -EINVAL;
 	}
-	/* stripes one unit may pin: a small part of the ring (rule 8) */
+	/* stripes one unit may pin: a small part of the ring (L11) */
 	BUILD_BUG_ON(R5J_WB_MAX_PINS != R5J_UNIT_MAX_PINS);
 	log->pin_cap = r5j_wb_pin_cap(log->fmt.ring_sectors);
 	log->raid456_room = wb_recoverable_by == R5J_RECOVERABLE_BY_RAID456;
 	log->raid456_stripes = READ_ONCE(r5j_hook_raid456_stripes);
-	/* rule 8': C, so that X's parity fits a unit and its head pool */
+	/* L12: C, so that X's parity fits a unit and its head pool */
 	log->fixed = wb_recoverable_by == R5J_RECOVERABLE_BY_RAID5J;
 	if (log->fixed)
 		log->pin_cap = r5j_wb_x_cap(log->pin_cap,

@@ -45,7 +45,7 @@ int r5j_journal_write_stripe(struct r5j_journal *log, struct r5j_stripe *sh);
  *   if the ring has no room for them and a later parity (nothing parked).
  * write_parity: a destage logs the parity of its dirty stripe in the room
  *   kept for it; parks (R5J_W_PARKED) until reclaim frees room unless its
- *   stripe pins the oldest unit (rule 8).
+ *   stripe pins the oldest unit (L11).
  * data_stable: the data-only unit is stable (bios acknowledged): the
  *   stripe's oldest unit with dirty data stays pinned until its destage.
  * destaged: the members have every dirty block: unpin.
@@ -65,7 +65,7 @@ bool r5j_journal_space_waits(struct r5j_journal *log);
 
 /*
  * Daemon, end of a pass: send the open unit; retry parked stripes; send
- * the journal flush that makes completed units stable (journal.md rule 4).
+ * the journal flush that makes completed units stable (journal.md L4).
  */
 void r5j_journal_submit(struct r5j_journal *log);
 /* Daemon: the members have the stripe's logged blocks. */

@@ -21,7 +21,7 @@ enum r5j_unit_state {
 	R5J_UNIT_IO,		/* written to the journal, not yet complete */
 	R5J_UNIT_WRITTEN,	/* write complete, in the journal's cache */
 	R5J_UNIT_FLUSHING,	/* a flush sent after the write is in flight */
-	R5J_UNIT_STABLE,	/* durable on the journal (rule 4) */
+	R5J_UNIT_STABLE,	/* durable on the journal (L4) */
 	R5J_UNIT_RELEASED,	/* its stripes went on to the members */
 	R5J_UNIT_DONE,		/* the members have all of it */
 };
@@ -74,8 +74,8 @@ struct r5j_journal_stats {
 	u64 destaged_rmw;	/* of destaged_partial: rmw */
 	u64 destage_reads_saved;	/* member reads rmw saved over rcw */
 	u64 parity_waits;	/* destage parity parked for space */
-	u64 room_short;		/* recovery room below rule 8's bound */
-	u64 x_units;		/* rule 8': parity units of an oldest unit */
+	u64 room_short;		/* recovery room below L11's bound */
+	u64 x_units;		/* L12: parity units of an oldest unit */
 };
 
 struct r5j_journal {
@@ -101,8 +101,8 @@ struct r5j_journal {
 	bool failed;
 	bool failed_flushed;		/* reclaim thread: members flushed */
 	u64 wb_stripes;			/* dirty stripes, parity not logged */
-	u32 pin_cap;			/* stripes a unit may pin (rule 8) */
-	bool fixed;			/* rule 8': recoverable_by raid5j */
+	u32 pin_cap;			/* stripes a unit may pin (L11) */
+	bool fixed;			/* L12: recoverable_by raid5j */
 	bool raid456_room;		/* recoverable_by raid456 */
 	u32 raid456_stripes;		/* raid456's limit (test hook) */
 	/*
@@ -111,7 +111,7 @@ struct r5j_journal {
 	 * whose parity unit is not stable yet (raid456's stripe limit).
 	 */
 	u32 wb_lists[R5J_RAID456_HASH_LISTS];
-	struct list_head x_wait;	/* rule 8': parity for the X unit */
+	struct list_head x_wait;	/* L12: parity for the X unit */
 	u32 x_count;			/* stripes on x_wait */
 	bool wb_logged;			/* mode the newest meta block records */
 	struct r5j_journal_stats stats;
@@ -119,7 +119,7 @@ struct r5j_journal {
 	R5J_MD_THREAD(reclaim_thread);
 	unsigned long tick_at;		/* jiffies of conf->dirty_tick's last step */
 	struct bio_set bs;
-	struct bio flush_bio;		/* one flush in flight (rule 4) */
+	struct bio flush_bio;		/* one flush in flight (L4) */
 	mempool_t unit_pool;
 	mempool_t meta_pool;
 	struct page *empty_page;	/* r5j_journal_write_empty() */
@@ -127,7 +127,7 @@ struct r5j_journal {
 
 /*
  * Stripes whose parity one PARITY-only transaction carries: one meta
- * block's payloads, and pages within one unit (journal.md rule 8).
+ * block's payloads, and pages within one unit (journal.md L11).
  */
 static inline unsigned int r5j_parity_batch(int max_degraded)
 {

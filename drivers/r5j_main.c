@@ -1243,7 +1243,7 @@ static void mark_clean(struct mddev *mddev, struct r5j_conf *conf)
 {
 	/*
 	 * Not during a reshape: its checkpoints quiesce with writes between
-	 * md_write_start() and their stripes (reshape.md J2), and md core
+	 * md_write_start() and their stripes (reshape.md R10), and md core
 	 * would then find in_sync set under a write.
 	 */
 	if (conf->reshaping || !test_bit(MD_JOURNAL_CLEAN, &mddev->flags) ||

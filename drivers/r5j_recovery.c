@@ -55,7 +55,7 @@
  * dozen bytes, not pages).  0, the default: as many as the journal has
  * blocks, so no log is refused for its size and the memory follows what
  * the log holds (a write-back journal's dirty data is bounded by the
- * journal, journal.md section 15, "Part 2").  Set: a cap, 16 MiB tracks
+ * journal, journal.md section 15, "Run time").  Set: a cap, 16 MiB tracks
  * ~190,000 stripes of a 4-member array; a journal needing more is
  * refused, never half replayed.
  */
@@ -113,7 +113,7 @@ struct rec_ctx {
 	struct list_head order;
 	u64 start, walked;		/* the scan's start and length */
 	u64 units, tail_moves;
-	/* a reshape position on disk (J3): NULL without one */
+	/* a reshape position on disk (R11): NULL without one */
 	const struct r5j_reshape *rs;
 	u64 rs_pos;
 	struct r5j_bounds bounds_prev;	/* rc->bounds: the next geometry */
@@ -240,7 +240,7 @@ static void free_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 /*
  * Data-only stripes a recovery of a @ring_sectors journal can track
  * (recovery_mem_kb); the write-back cache keeps its dirty stripes below
- * it (journal.md section 15, "Part 2").  Sized by the journal: each such
+ * it (journal.md section 15, "Run time").  Sized by the journal: each such
  * stripe has a block in the ring, and the cache's check adds the stripe
  * cache to its dirty count.
  */
@@ -306,7 +306,7 @@ static int load_block(struct rec_ctx *rc, u64 pos, u32 csum)
 /*
  * A stripe's parity arrived: in the replay pass write its remembered data
  * blocks, then the parity pages of @p, one block at a time.  @next: a
- * stripe of a reshape's next geometry (J3).
+ * stripe of a reshape's next geometry (R11).
  */
 static int replay_stripe(struct rec_ctx *rc, struct rec_stripe *rs,
 			 const struct r5j_payload *p,
@@ -369,7 +369,7 @@ static int rs_corrupt(struct rec_ctx *rc, const struct r5j_txn *t,
 
 /*
  * A stripe's PARITY after its DATA payloads (rc->rs_data, rc->rs_n):
- * classify (J3), bounds-check against the chosen geometry, replay.
+ * classify (R11), bounds-check against the chosen geometry, replay.
  */
 static int rs_stripe(struct rec_ctx *rc, const struct r5j_txn *t,
 		     const struct r5j_payload *p)
@@ -419,15 +419,15 @@ static int rs_stripe(struct rec_ctx *rc, const struct r5j_txn *t,
 }
 
 /*
- * recover_txn() with a reshape position on disk (J3).  raid5j logs a
+ * recover_txn() with a reshape position on disk (R11).  raid5j logs a
  * write-through stripe as its DATA payloads then its PARITY, in one meta
- * block, in the geometry it was written in (J1), and the log holds
- * nothing of the previous geometry behind the position (J2).  The
+ * block, in the geometry it was written in (R9), and the log holds
+ * nothing of the previous geometry behind the position (R10).  The
  * geometry of each stripe is r5j_reshape_log_geom()'s
  * (drivers/shared/reshape.c, test_log_geom): that of its data's side of
  * the position, the PARITY location their row in it.  Anything else (data
  * on both sides, parity of another row, data left without parity, i.e.
- * write-back, refused during a reshape: J5) is a corrupt log, refused
+ * write-back, refused during a reshape: R13) is a corrupt log, refused
  * before the first write (pass 1 finds it).
  */
 static int recover_txn_reshape(struct rec_ctx *rc, const struct r5j_txn *t)
@@ -820,7 +820,7 @@ static int destage_rec_stripe(struct rec_ctx *rc, struct rec_stripe *rs)
 		rerr[m] = written ? rc->rerr[m] : NULL;
 		/*
 		 * A clean block rebuilt from the old stripe: writing it back
-		 * now changes nothing the members hold (rule 7).
+		 * now changes nothing the members hold (L10).
 		 */
 		if (!written && rc->rerr[m])
 			fix_read_error(rc, rc->rerr[m], rs->sector,
@@ -861,7 +861,7 @@ static void sync_members(struct r5j_journal *log)
 }
 
 /*
- * Unit by unit (journal.md section 15, "Recovery with a nearly full
+ * Unit by unit (journal.md section 15, "Recovery of data-only stripes",
  * ring").  A data-only stripe pins the unit of its oldest logged block:
  * journal_tail may move past that unit once the stripe is on the members.
  * Its log offset (sectors from the scan's start) orders the stripes, and
@@ -1112,7 +1112,7 @@ static void set_mode(struct rec_ctx *rc)
 	if (!rc->wb_mode)
 		return;
 	if (rc->rs) {
-		/* J5 (reshape.md section 4) */
+		/* R13 (reshape.md section 4) */
 		pr_warn("md/raid:%s: journal: the log says write-back, but a reshape is in progress: starting in write-through\n",
 			mdname(mddev));
 		return;
@@ -1201,7 +1201,7 @@ int r5j_journal_recover(struct r5j_journal *log)
 	rc.unit_by_unit = READ_ONCE(r5j_hook_recovery_unit_by_unit);
 	r5j_bounds_init(&rc.bounds, &rc.conf->geom, mddev->dev_sectors);
 	if (rc.conf->reshaping) {
-		/* J3: conf->geom is the next geometry */
+		/* R11: conf->geom is the next geometry */
 		rc.rs = &rc.conf->rs;
 		rc.rs_pos = rc.conf->reshape_safe;
 		r5j_bounds_init(&rc.bounds_prev, &rc.conf->rs.prev,
@@ -1246,7 +1246,7 @@ int r5j_journal_recover(struct r5j_journal *log)
 	if (err)
 		goto out;
 	if (rc.rs && rc.nr_pending) {
-		/* write-back stripes: refused with a reshape (J5) */
+		/* write-back stripes: refused with a reshape (R13) */
 		pr_err("md/raid:%s: journal holds %u stripes with data but no parity while a reshape is in progress (write-back is refused during a reshape): corrupt log, refused, nothing written\n",
 		       mdname(mddev), rc.nr_pending);
 		err = -EINVAL;
@@ -1256,8 +1256,8 @@ int r5j_journal_recover(struct r5j_journal *log)
 	rc.walked = scan.walked;
 	/*
 	 * Batched, each write-back stripe's parity pages go after the log, a
-	 * meta block per batch, then the new empty unit: the room rule 8
-	 * keeps at run time.  Without that room (rule 8', or forced), unit
+	 * meta block per batch, then the new empty unit: the room L11
+	 * keeps at run time.  Without that room (L12, or forced), unit
 	 * by unit, checked here before anything is written.
 	 */
 	rc.by_unit = rc.nr_pending && (rc.unit_by_unit ||

@@ -539,7 +539,7 @@ bool r5j_make_request(struct mddev *mddev, struct bio *bi)
 		if (conf->log && !r5j_journal_failed(conf->log)) {
 			/*
 			 * Completed writes stay in the journal (stable,
-			 * journal.md rule 4) until the members are
+			 * journal.md L4) until the members are
 			 * flushed: already durable.  Not once the journal
 			 * failed: then md core flushes.
 			 */

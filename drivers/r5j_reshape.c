@@ -96,7 +96,7 @@ static const char *cannot_run(struct r5j_conf *conf,
 {
 	if (!READ_ONCE(reshape_param))
 		return "reshape is off: module parameter reshape=0";
-	/* J5: cached data would have to be re-laid while in the log */
+	/* R13: cached data would have to be re-laid while in the log */
 	if (conf->log && READ_ONCE(conf->writeback))
 		return "reshape of an array in write-back journal mode not supported";
 	return unsupported(conf, rs);
@@ -364,7 +364,7 @@ void r5j_journal_offset_fixed(struct mddev *mddev)
 }
 
 /*
- * J2 (Documentation/reshape.md section 4): before a new position is
+ * R10 (Documentation/reshape.md section 4): before a new position is
  * written, every stripe logged so far is on the members, the members are
  * flushed and journal_tail is past them, so the log holds no transaction
  * of the previous geometry behind the new position.  The quiesce does all
@@ -479,7 +479,7 @@ static void interrupted(struct mddev *mddev, struct r5j_conf *conf)
 	if (conf->reshape_safe == conf->reshape_progress)
 		return;
 	/*
-	 * With a journal a new position needs the log retired first (J2),
+	 * With a journal a new position needs the log retired first (R10),
 	 * which needs reconfig_mutex.  Unless a checkpoint set it already
 	 * (retired), go back to the position on disk instead: the steps
 	 * since are redone from their sources, intact by R1, and requests
@@ -782,7 +782,7 @@ void r5j_finish_reshape(struct mddev *mddev)
 	int d;
 
 	if (conf->reshape_retire) {
-		/* interrupted() after a BACKUP step: J2, then the position */
+		/* interrupted() after a BACKUP step: R10, then the position */
 		conf->reshape_retire = false;
 		mddev->pers->quiesce(mddev, 1);
 		mddev->pers->quiesce(mddev, 0);

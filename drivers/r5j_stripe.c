@@ -409,8 +409,8 @@ void r5j_release_stripe(struct r5j_stripe *sh)
 
 /*
  * Daemon, write-back cache: a stripe head beyond stripe_cache_size for
- * the evicted stripe at @sector when none is free (journal.md rule 13),
- * at most @extra of them (R5J_WB_EXTRA_STRIPES, plus rule 8' X pool);
+ * the evicted stripe at @sector when none is free (journal.md L18),
+ * at most @extra of them (R5J_WB_EXTRA_STRIPES, plus L12 X pool);
  * r5j_cache_trim() frees it once idle.  NULL: at the limit or no memory.
  */
 struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
@@ -478,7 +478,7 @@ bool r5j_range_dirty(struct r5j_conf *conf, sector_t sector,
 	bool dirty;
 
 	spin_lock_irq(&conf->lock);
-	/* a stripe is cached or evicted, never both (rule 11) */
+	/* a stripe is cached or evicted, never both (L16) */
 	dirty = r5j_wbcache_has_range(conf, s, sector + sectors);
 	/* the cache is looked at only if some dirty stripe is in it */
 	if (atomic_read(&conf->dirty_stripes) <= (int)r5j_wbcache_evicted(conf))

@@ -255,7 +255,7 @@ int r5j_journal_mode_set(struct mddev *mddev, bool wb)
 		return -EOPNOTSUPP;
 	}
 	if (wb && conf->reshaping) {
-		/* J5 (reshape.md section 4): cached data would need re-laying */
+		/* R13 (reshape.md): cached data would need re-laying */
 		pr_warn("md/raid:%s: write-back journal mode refused: a reshape is in progress (write-through until it ends)\n",
 			mdname(mddev));
 		return -EBUSY;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raid5j write-back, part 2: the journal as the cache (Documentation/
- * journal.md section 15, "Part 2", rules 10-13).
+ * raid5j write-back: evicted dirty stripes, the journal as the cache
+ * (Documentation/journal.md section 15, "Run time", L15-L18).
  *
  * An idle dirty stripe whose head is wanted is evicted: an entry keeps
  * its dirty pages (a RAM copy, which a shrinker drops under memory
@@ -35,7 +35,7 @@ struct r5j_wb_entry {
 	struct rb_node by_pin;		/* wbc->pins: (pin seq, sector, prev) */
 	struct list_head in_ram;	/* wbc->in_ram while it has RAM copies */
 	sector_t sector;
-	struct r5j_log_unit *dirty_unit;	/* pinned (rule 6) */
+	struct r5j_log_unit *dirty_unit;	/* pinned (L9) */
 	unsigned int dirty_tick;
 	bool prev;
 	bool reading;			/* daemon: journal reads submitted */
@@ -279,7 +279,7 @@ bool r5j_wbcache_has_range(struct r5j_conf *conf, sector_t lo, sector_t hi)
 
 /*
  * conf->lock held, @sh just set up for its sector and in the hash: if the
- * stripe was evicted, the new head takes the entry over (rule 11).  Its
+ * stripe was evicted, the new head takes the entry over (L16).  Its
  * dirty blocks are not up to date until r5j_wbcache_reload().
  */
 void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
@@ -326,7 +326,7 @@ void r5j_wbcache_attach(struct r5j_conf *conf, struct r5j_stripe *sh)
 
 /*
  * conf->lock held, @sh idle on dirty_list.  1: evicted, the head is free;
- * 0: not now (rule 10); -ENOMEM: destage it instead.
+ * 0: not now (L15); -ENOMEM: destage it instead.
  */
 static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 {
@@ -444,13 +444,13 @@ static void submit_reload(struct r5j_stripe *sh, struct r5j_journal *log,
 	__bio_add_page(&io->bio, dev->page, PAGE_SIZE, 0);
 	io->bio.bi_end_io = reload_end_io;
 	atomic_inc(&sh->io_pending);
-	atomic_inc(&sh->count);		/* off every list until read (rule 12) */
+	atomic_inc(&sh->count);		/* off every list until read (L17) */
 	atomic_inc(&rdev->nr_pending);
 	submit_bio_noacct(&io->bio);
 }
 
 /*
- * Daemon, first thing for a stripe with an entry (rule 12): read its
+ * Daemon, first thing for a stripe with an entry (L17): read its
  * dirty blocks back from the journal, then check them.  true: reads in
  * flight.  A block that does not check out is R5J_LOST: the stripe's
  * next step is destage_lost() (r5j_handle.c), nothing reads the page.
@@ -556,8 +556,8 @@ static void queue_destage(struct r5j_conf *conf, struct r5j_stripe *sh)
  * of them (@all), those pinning units up to @limit (@over_log), those
  * dirty since before the reclaim thread's last period (@aged).  A quarter
  * of the cache stays free for writers unless @all; for @all and @over_log
- * a head beyond the cache is taken when none is free (rule 13).  Under
- * rule 8' (@x), the stripes pinning the oldest unit (lsn <= @x_lsn) may
+ * a head beyond the cache is taken when none is free (L18).  Under
+ * L12 (@x), the stripes pinning the oldest unit (lsn <= @x_lsn) may
  * also take X's pool of R5J_WB_X_HEADS heads: X waits for all of them,
  * and parked stripes may hold every other head.  Aged ones, and with
  * @paced the @over_log ones too: at most @budget (destage_budget()).
@@ -650,12 +650,12 @@ static int count_idle(struct r5j_conf *conf)
 }
 
 /*
- * Daemon: the destage policy (journal.md section 15, "Part 2").  Stripes
+ * Daemon: the destage policy (journal.md section 15, "Run time").  Stripes
  * in memory: above writeback_dirty_high (or dirty_low while a writer
  * waits) the oldest idle ones are evicted down to dirty_low, or destaged
  * if they cannot be; destaged when @all, @aged, or pinning the oldest
  * units while the journal is above writeback_log_high.  Evicted ones: the
- * same three triggers.  Rule 8': while stripes wait for X, every stripe
+ * same three triggers.  L12: while stripes wait for X, every stripe
  * pinning the oldest unit is destaged too.  true: stripes were queued.
  */
 bool r5j_wbcache_destage_idle(struct r5j_conf *conf, bool all, bool aged)

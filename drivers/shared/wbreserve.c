@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Write-back ring reserve (rule 8'); see include/raid5j/wbreserve.h.
+ * Write-back ring reserve (L12); see include/raid5j/wbreserve.h.
  * Pure logic shared by the kernel module and userspace.
  */
 #include "raid5j/types.h"
 #include "raid5j/wbreserve.h"
 
 /*
- * Stripes one unit may pin under rule 8 (ring blocks / 32, at least 1,
+ * Stripes one unit may pin under L11 (ring blocks / 32, at least 1,
  * at most one meta block's data payloads): a small part of the ring.
  */
 u32 r5j_wb_pin_cap(u64 ring_sectors)
@@ -20,7 +20,7 @@ u32 r5j_wb_pin_cap(u64 ring_sectors)
 }
 
 /*
- * C under rule 8': the parity of every stripe pinning a unit fits one
+ * C under L12: the parity of every stripe pinning a unit fits one
  * meta block and one bio (@parity_batch, r5j_parity_batch()) and their
  * stripe heads fit X's pool.
  */
@@ -53,7 +53,7 @@ u64 r5j_wb_fixed_kept(int p, u32 c, u64 stripes)
 }
 
 /*
- * raid456's recovery of a write-back log (journal.md, "raid456's room"):
+ * raid456's recovery of a write-back log (journal.md, L13):
  * the blocks it writes after the log it found, all before its superblock
  * moves journal_tail.  It rewrites each of the @stripes data-only stripes
  * (@blocks dirty blocks in all) as a meta block and its data, then an

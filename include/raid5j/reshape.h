@@ -91,7 +91,7 @@ int r5j_reshape_row_side(const struct r5j_reshape *r, u64 pos,
 
 /*
  * Geometry a logged stripe replays through when the superblock says pos
- * (Documentation/reshape.md, J3): every DATA sector (n of them, may be 0)
+ * (Documentation/reshape.md, R11): every DATA sector (n of them, may be 0)
  * on the same side of pos, and parity_dev (the PARITY location, 4 KiB
  * aligned) their row in that geometry, a next row wholly done, a prev row
  * not wholly done (it may straddle pos: only its blocks ahead are

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The ring a write-back journal keeps for the destage of its dirty
- * stripes under rule 8' (Documentation/journal.md, "Beyond half the
- * ring"), in 4 KiB blocks.  Pure arithmetic shared by the run time
+ * stripes under L12 (Documentation/journal.md, section 15), in 4 KiB
+ * blocks.  Pure arithmetic shared by the run time
  * (r5j_journal.c), recovery's room check and the unit tests.
  *
  *   C  stripes one unit may pin: the parity of all of them goes into one

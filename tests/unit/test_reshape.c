@@ -320,7 +320,7 @@ static void test_row_side(void)
 }
 
 /*
- * Replay classification (reshape.md J3): every row of either geometry,
+ * Replay classification (reshape.md R11): every row of either geometry,
  * logged with all its data blocks, one of them, or none, at every
  * position: the geometry comes back exactly when the row lies wholly on
  * that geometry's side; a block of another row, a parity location off by
@@ -710,7 +710,7 @@ static void model_checkpoint(struct model *md, u64 pos)
 static long model_straddled;
 
 /*
- * J1 + J3: a stripe a write may log while the reshape is at progress (a
+ * R9 + R11: a stripe a write may log while the reshape is at progress (a
  * prev row wholly ahead of progress, or its blocks ahead of progress if
  * it straddles, a next row wholly behind the on-disk position) replays
  * through the geometry it was written in.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * drivers/shared/wbreserve.c: rule 8''s fixed reserve (journal.md,
- * "Beyond half the ring").  Oracles: the numbers worked out by hand in
+ * drivers/shared/wbreserve.c: L12's fixed reserve (journal.md,
+ * section 15).  Oracles: the numbers worked out by hand in
  * journal.md, and the argument that R comes back after every unit.
  */
 #include "r5j_test.h"

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-journal-member-flush-fail: journal_tail never moves past writes a
-# member may have lost because its flush failed (journal.md rule 2).
+# member may have lost because its flush failed (journal.md L2).
 #
 #	  d0   d1 under dm "fd1"   d2   d3        j (64 MiB)
 #	        (linear, then dm-flakey error_writes: writes and flushes

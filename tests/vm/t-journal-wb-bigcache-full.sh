@@ -17,8 +17,8 @@
 # space_waits > 0, or the log's used sectors plus the dirty stripes' parity
 # reserve reached writeback_log_high % of the ring), stripes were evicted,
 # dirty_bytes never above the ring, and on RAID5 at some point at least
-# 29 % of it (rule 8's smaller reserve; MIN_DIRTY_PCT, which
-# t-journal-wb-fixed-full raises to 50 for rule 8'); after the switch
+# 29 % of it (L11's smaller reserve; MIN_DIRTY_PCT, which
+# t-journal-wb-fixed-full raises to 50 for L12); after the switch
 # dirty_bytes 0.  RECOVERABLE_BY (raid456, the module's default; raid5j
 # in that wrapper): the module is loaded with writeback_recoverable_by
 # set so, and journal_stats must show the rules it gives (guest-lib.sh

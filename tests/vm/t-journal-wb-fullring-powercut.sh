@@ -5,7 +5,7 @@
 # nearly full, so that recovery must go unit by unit without being forced
 # (journal.md section 15, "Beyond half the ring" and "Recovery with a
 # nearly full ring").  t-journal-wb-bigcache-powercut with the module
-# loaded with writeback_recoverable_by=raid5j (rule 8'), the test hook
+# loaded with writeback_recoverable_by=raid5j (L12), the test hook
 # recovery_unit_by_unit NOT set, a small journal (JOURNAL_MB 4), a stripe cache
 # of 32 (recovery must destage more data-only stripes than that, the
 # wrapped scenario's check) and slow members in the writing boot: the

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t-journal-wb-jcache-park: the ring full under writers faster than the
-# members, and the array keeps going (journal.md rule 8).
+# members, and the array keeps going (journal.md L11).
 # RAID5 of 4 x 32 MiB (LEVEL=6: 5 members), 16K chunk, an 8 MiB journal,
 # write-back with writeback_log_high 90.  The members sit behind dm-delay
 # (writes and flushes held DELAY_MS, 20 ms; reads not), so destages and
@@ -18,7 +18,7 @@
 # (crc32c).
 #   - raid5j: the writers waited for ring space (space_waits > 0); with
 #     RECOVERABLE_BY=raid5j parity_waits > 0 (the parking path ran); no
-#     WARNING (the oldest unit's destages never park: rule 8's miscount
+#     WARNING (the oldest unit's destages never park: L12s miscount
 #     warning);
 #   - no hang: writes and verify end within LIMIT_S (300) s (a watchdog
 #     fails with journal_stats and the blocked tasks); md0's completed I/Os
@@ -30,7 +30,7 @@
 # assertions are skipped with a SAY line).  ~1.5 minutes.
 # RECOVERABLE_BY: the module is loaded with writeback_recoverable_by set
 # so, and journal_stats must show the rules it gives (guest-lib.sh
-# expect_recoverable_by); raid5j (rule 8'): also x_units > 0 (the oldest
+# expect_recoverable_by); raid5j (L12): also x_units > 0 (the oldest
 # unit's parity went into a unit X).
 
 . "$(dirname "$0")/lib.sh"
@@ -101,16 +101,16 @@ if [ "$PERSONALITY" = raid5j ]; then
 	if $wbc; then
 		[ "$(jstat space_waits)" -gt 0 ] ||
 			fail "no writer waited for ring space (space_waits 0): the ring never filled"
-		# rule 8: a crash at any moment leaves recovery room for the
+		# L11: a crash at any moment leaves recovery room for the
 		# parity of every dirty stripe (checked by the driver at each
 		# use of the ring)
-		expect_eq "$(jstat room_short)" 0 "room_short (ring uses that left recovery less room than rule 8 keeps)"
+		expect_eq "$(jstat room_short)" 0 "room_short (ring uses that left recovery less room than L11 keeps)"
 		expect_recoverable_by "$RECOVERABLE_BY"
 		if [ "$RECOVERABLE_BY" = raid5j ]; then
 			[ "$pw" -gt 0 ] ||
 				fail "no destage parked its parity for space (parity_waits 0): the scenario did not reach the parking path"
 			[ "$(jstat x_units)" -gt 0 ] ||
-				fail "x_units 0: no oldest unit's parity went into a unit X (rule 8')"
+				fail "x_units 0: no oldest unit's parity went into a unit X (L12)"
 		fi
 	fi
 fi

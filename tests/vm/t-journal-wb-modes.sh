@@ -17,7 +17,7 @@
 #   3. fio with verification (random 4K..64K writes) in write-back;
 #      then 4 KiB random writes at iodepth 16: raid5j's journal (virtio,
 #      cache=unsafe: a volatile write cache in the guest) makes its units
-#      stable with batched flushes (journal.md rule 4): journal_stats
+#      stable with batched flushes (journal.md L4): journal_stats
 #      log_flushes > 0 and units / log_flushes > 1;
 #   4. switching back to write-through returns once every dirty stripe is
 #      on the members (raid5j: dirty_stripes 0 right after the switch);

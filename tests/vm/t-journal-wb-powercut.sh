@@ -10,7 +10,7 @@
 # Under raid5j every disk sits behind a volatile write cache
 # (VM_NBD_CACHE=1: what was neither flushed nor FUA is lost at the cut), so
 # an acknowledgement before the journal flush that makes its unit stable
-# (journal.md rule 4) shows as a lost block.  raid456 (6.1) loses
+# (journal.md L4) shows as a lost block.  raid456 (6.1) loses
 # acknowledged write-back writes behind volatile caches (testing.md section 7):
 # when it writes or recovers the cuts are plain unless VM_NBD_CACHE=1.
 export JMODE=write-back CYCLES=${CYCLES:-2}
