@@ -11,7 +11,7 @@
 #           6.12 kernel, the core set tests/vm/ci-scenarios-6.12 booted on
 #           it; R5J_VM_612=none skips it
 #   debug-core  scripts/debug-kernel-check.sh --core: t-debug-faults,
-#           t-create-assemble, t-fail-rebuild on the debug kernel (built
+#           t-fail-rebuild, t-aligned-reads on the debug kernel (built
 #           once, ~10 min); R5J_DEBUG_LANE=none skips it
 #
 # The debug kernel's build (~6 min of both CPUs when not cached) starts in

@@ -7,8 +7,9 @@
 # does not run or continue yet, naming it:
 #   - PPL (md/consistency_policy ppl): raid5j refuses to run the array;
 #   - a reshape in progress (md/sync_action or dm-raid's status
-#     "reshape"): raid5j serves I/O but may not continue it; let it
-#     finish under raid456 first.
+#     "reshape"): raid5j serves I/O through it but holds a kind of
+#     reshape it does not run (Documentation/reshape.md); let it finish
+#     under raid456 first.
 # Exit 0: nothing found (what it looked at is printed); 1: refused.
 # SYSFS (default /sys) and DMSETUP (default dmsetup) are for tests.
 
