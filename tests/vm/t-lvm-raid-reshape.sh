@@ -27,9 +27,11 @@
 # written in 1 verifies after each step, and the whole grown LV takes
 # writes that verify; a check finds no mismatch at the end; no kernel
 # BUG/WARNING/Oops/hung task.  Step 4: the status line's journal field
-# says A (alive) in write-through and write-back, the table keeps
+# says A (alive, write-through), then a (alive, write-back); the table keeps
 # journal_mode writeback, and the data verifies after each reload.
-# PERSONALITY=raid456 (validation): the same on raid456.
+# PERSONALITY=raid456 (validation): the same on raid456, but step 4: its
+# writes to a dm-raid set with a journal hang (KNOWN, skipped unless
+# R456_DM_JOURNAL=1).
 #
 # Disks: 6 x 64 MiB, 4 x 32 MiB, j (16 MiB).  Boots: 1.  Timeout: 240 s.
 
@@ -39,7 +41,7 @@ export VM_FILES="${VM_FILES:+$VM_FILES }$R5J_ROOT/tools/boot/raid5j.conf $R5J_RO
 vm_disks 64M d0 d1 d2 d3 d4 d5
 vm_disks 32M e0 e1 e2 e3
 vm_disk j 16M
-vm_boot --timeout 240 - d0 d1 d2 d3 d4 d5 e0 e1 e2 e3 j <<'EOF'
+vm_boot --timeout 240 --env R456_DM_JOURNAL="${R456_DM_JOURNAL:-0}" - d0 d1 d2 d3 d4 d5 e0 e1 e2 e3 j <<'EOF'
 . /test/guest-lib.sh
 # lvm_q CMD...: run, lvm's "WARNING:" lines reworded (the console scan
 # takes them for the kernel's)
@@ -86,6 +88,17 @@ lv_check r5
 run vgchange -an vg
 pass "t-lvm-raid-reshape/stripes"
 
+if [ "$PERSONALITY" = raid456 ] && [ "${R456_DM_JOURNAL:-0}" != 1 ]; then
+	# raid456 (6.1) hangs the first write to a dm-raid set with a
+	# journal (fio blocked until the boot's timeout, 2 of 2 runs):
+	# R456_DM_JOURNAL=1 to see it
+	say "KNOWN raid456: writes to a dm-raid set with journal_dev hang; step 4 skipped"
+	report jwb "raid456: skipped (its writes to a journaled dm-raid set hang)"
+	check dmesg
+	pass
+	exit 0
+fi
+
 # dm-raid's journal (lvm2 has no option for it): a raid5 set of e0..e3
 # without metadata devices, journal on j, by hand
 E="- $(disk e0) - $(disk e1) - $(disk e2) - $(disk e3)"
@@ -129,7 +142,8 @@ run dmsetup resume r5jt
 dmsetup table r5jt | grep -q "journal_mode writeback" ||
 	fail "r5jt: journal_mode writeback not in the table: $(dmsetup table r5jt)"
 st=$(jstatus)
-expect_eq "$(echo "$st" | awk '{ print $NF }')" A "r5jt journal (write-back, alive)"
+# dm-raid's journal field: A alive in write-through, a in write-back
+expect_eq "$(echo "$st" | awk '{ print $NF }')" a "r5jt journal (write-back, alive)"
 report jwb "table reload with journal_mode writeback: accepted"
 fio_verify j1 /dev/mapper/r5jt $JF --verify_only
 fio_verify j2 /dev/mapper/r5jt --rw=randwrite --bs=4k --iodepth=8 --size=4m --offset=16m
