@@ -320,7 +320,14 @@ struct r5j_conf {
 	int pass_submitted;		/* bios submitted since the last pass end */
 	atomic_t member_inflight;	/* member bios submitted, not ended */
 	struct r5j_parity_work pw;	/* daemon only */
-	bool rmw_ok;			/* read-modify-write possible */
+	/*
+	 * raid456's knobs in sysfs: rmw_level (R5J_RMW_*) steers
+	 * r5j_rmw_wins(); preread_bypass_threshold and skip_copy are kept
+	 * and shown only, raid5j has neither mechanism (design.md 12).
+	 */
+	int rmw_level;
+	int bypass_threshold;
+	int skip_copy;
 	struct r5j_journal *log;	/* NULL: no journal */
 	/*
 	 * A journaled takeover (Documentation/reshape.md 8.1): the old
@@ -361,6 +368,35 @@ struct r5j_aligned_read {
 	unsigned long acct_start;	/* jiffies; 0: not accounted */
 	struct bio clone;	/* must be last: bioset front_pad */
 };
+
+/*
+ * rmw_level, with raid456's values.  NEVER is also the default of a RAID6
+ * whose raid6 library lacks xor_syndrome (no partial syndrome update).
+ */
+enum r5j_rmw_level {
+	R5J_RMW_NEVER,		/* reconstruct-write only */
+	R5J_RMW_CHEAPER,	/* rmw when it reads fewer blocks (default) */
+	R5J_RMW_PREFER,		/* rmw also when it reads as many */
+};
+
+#define R5J_BYPASS_THRESHOLD	1	/* preread_bypass_threshold, as raid456 */
+
+/*
+ * Read-modify-write rather than reconstruct-write, given the member reads
+ * each needs.  As raid456: a tie goes to rmw only under PREFER, and only
+ * when there is something to read (with all cached, rcw).
+ */
+static inline bool r5j_rmw_wins(const struct r5j_conf *conf, int rmw_reads,
+				int rcw_reads)
+{
+	int level = READ_ONCE(conf->rmw_level);
+
+	if (level == R5J_RMW_NEVER)
+		return false;
+	return rmw_reads < rcw_reads ||
+	       (level == R5J_RMW_PREFER && rmw_reads == rcw_reads &&
+		rmw_reads > 0);
+}
 
 /* r5j_stripe.c */
 int r5j_cache_init(struct r5j_conf *conf);

@@ -239,6 +239,35 @@ static inline void r5j_resume(struct mddev *mddev)
 }
 
 /*
+ * Take reconfig_mutex with all array I/O drained, for a setting raid456
+ * changes only on a suspended array (skip_copy).  6.1 suspends under the
+ * mutex (and quiesces the personality), 6.12 before taking it.
+ */
+static inline int r5j_suspend_and_lock(struct mddev *mddev)
+{
+#ifdef R5J_HAVE_SUSPEND_UNLOCKED
+	return mddev_suspend_and_lock(mddev);
+#else
+	int err = mddev_lock(mddev);
+
+	if (!err && mddev->pers)
+		mddev_suspend(mddev);
+	return err;
+#endif
+}
+
+static inline void r5j_unlock_and_resume(struct mddev *mddev)
+{
+#ifdef R5J_HAVE_SUSPEND_UNLOCKED
+	mddev_unlock_and_resume(mddev);
+#else
+	if (mddev->pers)	/* unchanged: the mutex was held throughout */
+		mddev_resume(mddev);
+	mddev_unlock(mddev);
+#endif
+}
+
+/*
  * A quiesce inside 6.1's mddev_suspend(): the md thread may write the
  * superblock for the suspender meanwhile (MD_ALLOW_SB_UPDATE), so the
  * quiesce can wait for what waits on an update.  Other quiescers may hold

@@ -1125,8 +1125,8 @@ static bool has_writes(struct r5j_stripe *sh)
 
 /*
  * Choose read-modify-write or reconstruct-write by the number of reads
- * each needs and set @want to the blocks that must be up to date first.
- * Returns true for rmw.
+ * each needs (and rmw_level: r5j_rmw_wins()) and set @want to the blocks
+ * that must be up to date first.  Returns true for rmw.
  */
 static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
 		       unsigned long *want)
@@ -1148,7 +1148,7 @@ static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
 		if (dev->towrite_mask != 0xff)
 			rcw_reads += !uptodate;
 	}
-	if (!s->failed && conf->rmw_ok && rmw_reads < rcw_reads) {
+	if (!s->failed && r5j_rmw_wins(conf, rmw_reads, rcw_reads)) {
 		for (i = 0; i < sh->disks; i++)
 			if (r5j_is_parity(sh, i) ||
 			    !r5j_blist_empty(&sh->dev[i].towrite))
@@ -1565,11 +1565,12 @@ static int rebuild_clean(struct r5j_stripe *sh, struct r5j_state *s)
 
 /*
  * rmw destage, when it reads fewer member blocks than rcw (a few dirty
- * blocks in a wide stripe): the members' old blocks of the dirty ones
- * (into dev->orig, the page keeps the new data) and the old parity; P/Q
- * lose the old data and take the new.  The members hold the old stripe
- * consistently (L10), so old parity and old data match.  Optimal
- * stripes only.  0: parity computed; 1: reads in flight; -1: use rcw.
+ * blocks in a wide stripe; rmw_level decides, r5j_rmw_wins()): the
+ * members' old blocks of the dirty ones (into dev->orig, the page keeps
+ * the new data) and the old parity; P/Q lose the old data and take the
+ * new.  The members hold the old stripe consistently (L10), so old parity
+ * and old data match.  Optimal stripes only.  0: parity computed; 1: reads
+ * in flight; -1: use rcw.
  */
 static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
 {
@@ -1578,7 +1579,7 @@ static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
 	int i, rmw_reads = 0, rcw_reads = 0, reads = 0, rmw_cost = 0;
 	void *p, *q;
 
-	if (!conf->rmw_ok || s->failed)
+	if (READ_ONCE(conf->rmw_level) == R5J_RMW_NEVER || s->failed)
 		return -1;
 	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
@@ -1593,7 +1594,7 @@ static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
 			rcw_reads += !test_bit(R5J_UPTODATE, &dev->flags);
 		}
 	}
-	if (rmw_reads >= rcw_reads)
+	if (!r5j_rmw_wins(conf, rmw_reads, rcw_reads))
 		return -1;
 	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
@@ -1632,7 +1633,7 @@ static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
 			   test_bit(R5J_DIRTY, &sh->dev[i].flags)) ?
 			page_address(sh->dev[i].orig) : NULL;
 	if (r5j_parity_rmw(sh->geom, &sh->map, data, p, q, &conf->pw))
-		return -1;	/* not touched: rmw_ok said it works */
+		return -1;	/* not touched: rmw_level said it works */
 	for (i = 0; i < sh->disks; i++)
 		if (data[i])
 			data[i] = page_address(sh->dev[i].page);

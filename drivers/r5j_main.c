@@ -454,7 +454,9 @@ static struct r5j_conf *setup_conf(struct mddev *mddev, bool takeover)
 	conf->pw.spare[0] = page_address(conf->spare_page[0]);
 	conf->pw.spare[1] = page_address(conf->spare_page[1]);
 	/* RAID6 rmw needs the library's partial syndrome update */
-	conf->rmw_ok = conf->max_degraded == 1 || raid6_call.xor_syndrome;
+	conf->rmw_level = (conf->max_degraded == 1 || raid6_call.xor_syndrome) ?
+			  R5J_RMW_CHEAPER : R5J_RMW_NEVER;
+	conf->bypass_threshold = R5J_BYPASS_THRESHOLD;
 	if (bioset_init(&conf->bio_split, BIO_POOL_SIZE, 0, 0))
 		goto abort;
 	if (bioset_init(&conf->bio_clone, BIO_POOL_SIZE,

@@ -6,6 +6,7 @@
 #include <linux/moduleparam.h>
 #include <linux/kernel.h>
 #include <linux/sysfs.h>
+#include <linux/raid/pq.h>
 #include "r5j.h"
 #include "r5j_sysfs.h"
 #include "r5j_journal.h"
@@ -158,6 +159,169 @@ static struct md_sysfs_entry r5j_##_name =				\
 R5J_WB_PCT_ATTR(writeback_dirty_high, R5J_WB_DIRTY_HIGH);
 R5J_WB_PCT_ATTR(writeback_dirty_low, R5J_WB_DIRTY_LOW);
 R5J_WB_PCT_ATTR(writeback_log_high, R5J_WB_LOG_HIGH);
+
+/*
+ * raid456's tuning knobs (design.md section 12), with its names, formats,
+ * accepted values and errors.  rmw_level steers the write method;
+ * preread_bypass_threshold, skip_copy and ppl_write_hint are kept (or
+ * refused) as raid456 does, and change nothing: raid5j has no delayed
+ * list, always copies, and runs no PPL.
+ */
+static ssize_t rmw_level_show(struct mddev *mddev, char *page)
+{
+	struct r5j_conf *conf;
+	ssize_t ret = 0;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf)
+		ret = sysfs_emit(page, "%d\n", READ_ONCE(conf->rmw_level));
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+static ssize_t rmw_level_store(struct mddev *mddev, const char *page,
+			       size_t len)
+{
+	struct r5j_conf *conf;
+	unsigned long level;
+	int err;
+
+	if (len >= PAGE_SIZE || kstrtoul(page, 10, &level))
+		return -EINVAL;
+	/*
+	 * As raid456: rmw refused at every level when the raid6 library
+	 * has no partial syndrome update (RAID6 needs it for rmw).
+	 */
+	if (level != R5J_RMW_NEVER && !raid6_call.xor_syndrome)
+		return -EINVAL;
+	if (level != R5J_RMW_NEVER && level != R5J_RMW_CHEAPER &&
+	    level != R5J_RMW_PREFER)
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (conf)
+		WRITE_ONCE(conf->rmw_level, level);	/* the next plan */
+	else
+		err = -ENODEV;
+	mddev_unlock(mddev);
+	return err ?: len;
+}
+
+static struct md_sysfs_entry r5j_rmw_level =
+	__ATTR(rmw_level, 0644, rmw_level_show, rmw_level_store);
+
+static ssize_t preread_bypass_threshold_show(struct mddev *mddev, char *page)
+{
+	struct r5j_conf *conf;
+	ssize_t ret = 0;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf)
+		ret = sysfs_emit(page, "%d\n",
+				 READ_ONCE(conf->bypass_threshold));
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+/* 0 .. stripe_cache_size, checked when written only (as raid456) */
+static ssize_t preread_bypass_threshold_store(struct mddev *mddev,
+					      const char *page, size_t len)
+{
+	struct r5j_conf *conf;
+	unsigned long threshold;
+	int err;
+
+	if (len >= PAGE_SIZE || kstrtoul(page, 10, &threshold))
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf)
+		err = -ENODEV;
+	else if (threshold > conf->max_nr_stripes)
+		err = -EINVAL;
+	else
+		WRITE_ONCE(conf->bypass_threshold, threshold);
+	mddev_unlock(mddev);
+	return err ?: len;
+}
+
+static struct md_sysfs_entry r5j_preread_bypass_threshold =
+	__ATTR(preread_bypass_threshold, 0644, preread_bypass_threshold_show,
+	       preread_bypass_threshold_store);
+
+static ssize_t skip_copy_show(struct mddev *mddev, char *page)
+{
+	struct r5j_conf *conf;
+	ssize_t ret = 0;
+
+	spin_lock(&mddev->lock);
+	conf = mddev->private;
+	if (conf)
+		ret = sysfs_emit(page, "%d\n", READ_ONCE(conf->skip_copy));
+	spin_unlock(&mddev->lock);
+	return ret;
+}
+
+/*
+ * Any number, non-zero read as 1; the array is suspended around the
+ * change, as raid456 does.  raid456's skip_copy also marks the queue as
+ * needing stable pages, for the bio pages it writes from; raid5j writes
+ * from its own pages only, so it leaves the queue as it is.
+ */
+static ssize_t skip_copy_store(struct mddev *mddev, const char *page,
+			       size_t len)
+{
+	struct r5j_conf *conf;
+	unsigned long skip;
+	int err;
+
+	if (len >= PAGE_SIZE || kstrtoul(page, 10, &skip))
+		return -EINVAL;
+	err = r5j_suspend_and_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (conf)
+		WRITE_ONCE(conf->skip_copy, !!skip);
+	else
+		err = -ENODEV;
+	r5j_unlock_and_resume(mddev);
+	return err ?: len;
+}
+
+static struct md_sysfs_entry r5j_skip_copy =
+	__ATTR(skip_copy, 0644, skip_copy_show, skip_copy_store);
+
+/* raid456 shows 0 and takes a hint only on an array with a PPL */
+static ssize_t ppl_write_hint_show(struct mddev *mddev, char *page)
+{
+	return sysfs_emit(page, "%d\n", 0);
+}
+
+static ssize_t ppl_write_hint_store(struct mddev *mddev, const char *page,
+				    size_t len)
+{
+	u16 hint;
+	int err;
+
+	if (len >= PAGE_SIZE || kstrtou16(page, 10, &hint))
+		return -EINVAL;
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	err = mddev->private ? -EINVAL : -ENODEV;	/* no PPL (design.md 11) */
+	mddev_unlock(mddev);
+	return err;
+}
+
+static struct md_sysfs_entry r5j_ppl_write_hint =
+	__ATTR(ppl_write_hint, 0644, ppl_write_hint_show, ppl_write_hint_store);
 
 static ssize_t stripe_size_show(struct mddev *mddev, char *page)
 {
@@ -335,7 +499,11 @@ static struct attribute *r5j_attrs[] = {
 	&r5j_journal_stats.attr,
 	&r5j_stripe_cache_size.attr,
 	&r5j_stripe_cache_active.attr,
+	&r5j_preread_bypass_threshold.attr,
+	&r5j_skip_copy.attr,
+	&r5j_rmw_level.attr,
 	&r5j_stripe_size.attr,
+	&r5j_ppl_write_hint.attr,
 	&r5j_raid5j_stats.attr,
 	&r5j_writeback_dirty_high.attr,
 	&r5j_writeback_dirty_low.attr,
