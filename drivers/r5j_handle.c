@@ -1128,6 +1128,19 @@ static bool has_writes(struct r5j_stripe *sh)
  * each needs (and rmw_level: r5j_rmw_wins()) and set @want to the blocks
  * that must be up to date first.  Returns true for rmw.
  */
+/*
+ * Parity at or above the resync point is not made good yet: rmw would
+ * carry its error into the new parity, and a member lost before the
+ * resync gets there would rebuild the block just written wrong.  rcw
+ * computes parity from the data alone, as raid456 forces there.
+ */
+static bool parity_unsynced(struct r5j_stripe *sh)
+{
+	sector_t cp = READ_ONCE(sh->conf->mddev->recovery_cp);
+
+	return cp != MaxSector && sh->sector >= cp;
+}
+
 static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
 		       unsigned long *want)
 {
@@ -1148,7 +1161,8 @@ static bool plan_write(struct r5j_stripe *sh, struct r5j_state *s,
 		if (dev->towrite_mask != 0xff)
 			rcw_reads += !uptodate;
 	}
-	if (!s->failed && r5j_rmw_wins(conf, rmw_reads, rcw_reads)) {
+	if (!s->failed && !parity_unsynced(sh) &&
+	    r5j_rmw_wins(conf, rmw_reads, rcw_reads)) {
 		for (i = 0; i < sh->disks; i++)
 			if (r5j_is_parity(sh, i) ||
 			    !r5j_blist_empty(&sh->dev[i].towrite))
@@ -1579,7 +1593,8 @@ static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
 	int i, rmw_reads = 0, rcw_reads = 0, reads = 0, rmw_cost = 0;
 	void *p, *q;
 
-	if (READ_ONCE(conf->rmw_level) == R5J_RMW_NEVER || s->failed)
+	if (READ_ONCE(conf->rmw_level) == R5J_RMW_NEVER || s->failed ||
+	    parity_unsynced(sh))
 		return -1;
 	for (i = 0; i < sh->disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
