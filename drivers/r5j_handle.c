@@ -1136,7 +1136,7 @@ static bool has_writes(struct r5j_stripe *sh)
  */
 static bool parity_unsynced(struct r5j_stripe *sh)
 {
-	sector_t cp = READ_ONCE(sh->conf->mddev->recovery_cp);
+	sector_t cp = READ_ONCE(r5j_resync_offset(sh->conf->mddev));
 
 	return cp != MaxSector && sh->sector >= cp;
 }
