@@ -167,7 +167,8 @@ R5J_WB_PCT_ATTR(writeback_log_high, R5J_WB_LOG_HIGH);
  * refused) as raid456 does, and change nothing: raid5j has no delayed
  * list, always copies, and runs no PPL.
  */
-static ssize_t rmw_level_show(struct mddev *mddev, char *page)
+/* An int of the conf at @offset, as raid456 shows its own (mddev->lock) */
+static ssize_t conf_int_show(struct mddev *mddev, char *page, size_t offset)
 {
 	struct r5j_conf *conf;
 	ssize_t ret = 0;
@@ -175,9 +176,15 @@ static ssize_t rmw_level_show(struct mddev *mddev, char *page)
 	spin_lock(&mddev->lock);
 	conf = mddev->private;
 	if (conf)
-		ret = sysfs_emit(page, "%d\n", READ_ONCE(conf->rmw_level));
+		ret = sysfs_emit(page, "%d\n",
+				 READ_ONCE(*(int *)((char *)conf + offset)));
 	spin_unlock(&mddev->lock);
 	return ret;
+}
+
+static ssize_t rmw_level_show(struct mddev *mddev, char *page)
+{
+	return conf_int_show(mddev, page, offsetof(struct r5j_conf, rmw_level));
 }
 
 static ssize_t rmw_level_store(struct mddev *mddev, const char *page,
@@ -215,16 +222,8 @@ static struct md_sysfs_entry r5j_rmw_level =
 
 static ssize_t preread_bypass_threshold_show(struct mddev *mddev, char *page)
 {
-	struct r5j_conf *conf;
-	ssize_t ret = 0;
-
-	spin_lock(&mddev->lock);
-	conf = mddev->private;
-	if (conf)
-		ret = sysfs_emit(page, "%d\n",
-				 READ_ONCE(conf->bypass_threshold));
-	spin_unlock(&mddev->lock);
-	return ret;
+	return conf_int_show(mddev, page,
+			     offsetof(struct r5j_conf, bypass_threshold));
 }
 
 /* 0 .. stripe_cache_size, checked when written only (as raid456) */
@@ -257,15 +256,7 @@ static struct md_sysfs_entry r5j_preread_bypass_threshold =
 
 static ssize_t skip_copy_show(struct mddev *mddev, char *page)
 {
-	struct r5j_conf *conf;
-	ssize_t ret = 0;
-
-	spin_lock(&mddev->lock);
-	conf = mddev->private;
-	if (conf)
-		ret = sysfs_emit(page, "%d\n", READ_ONCE(conf->skip_copy));
-	spin_unlock(&mddev->lock);
-	return ret;
+	return conf_int_show(mddev, page, offsetof(struct r5j_conf, skip_copy));
 }
 
 /*
