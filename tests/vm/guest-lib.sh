@@ -385,6 +385,28 @@ journal_mode() {
 	grep -q "\[$1\]" "$jm" || fail "journal_mode $1: shows $(cat "$jm")"
 }
 
+# journaled_raid5 [JOURNAL [MDADM-OPTION...]]: mdadm --create /dev/md0, a
+# RAID5 of d0 d1 d2 d3 with a 16 KiB chunk, --assume-clean, with JOURNAL
+# (default disk j) as its write journal and the extra options; sets M to
+# the members' device paths.
+journaled_raid5() {
+	local j=${1:-$(disk j)}
+	[ $# -gt 0 ] && shift
+	M=$(disks d0 d1 d2 d3)
+	run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
+		--assume-clean "$@" --write-journal="$j" $M
+}
+
+# journal_dm: /dev/mapper/jdm, dm-linear over the whole disk j, for a test
+# to put a journal behind that it can fail or reshape by loading another
+# table; sets J (the disk's path) and jsz (its size in sectors).
+journal_dm() {
+	modprobe dm-mod || fail "no dm-mod"
+	J=$(disk j)
+	jsz=$(blockdev --getsz "$J")
+	echo "0 $jsz linear $J 0" | dmsetup create jdm || fail "dmsetup create jdm"
+}
+
 # fio_verify NAME DEV [fio options...]: one job that writes, then reads
 # back and checks with crc32c; add --verify_only to re-check the data a
 # previous run with the same options wrote.
@@ -407,6 +429,14 @@ fio_jobs() {
 jstat() {
 	awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' \
 		"/sys/block/$(md_name "${2:-/dev/md0}")/md/journal_stats" 2>/dev/null ||
+		echo 0
+}
+
+# r5j_stat KEY [DEV]: a raid5j_stats value of DEV (default /dev/md0), 0
+# when there is no such line (raid456 has no raid5j_stats).
+r5j_stat() {
+	awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' \
+		"/sys/block/$(md_name "${2:-/dev/md0}")/md/raid5j_stats" 2>/dev/null ||
 		echo 0
 }
 

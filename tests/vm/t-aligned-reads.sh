@@ -49,7 +49,6 @@ check raid5 /dev/md0
 fio_verify data /dev/md0 --rw=write --bs=192k --iodepth=8 --size=96m
 sum0=$(dd if=/dev/md0 bs=1M count=96 iflag=direct 2>/dev/null | md5sum)
 
-r5j_stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/raid5j_stats; }
 [ "$PERSONALITY" = raid5j ] && a0=$(r5j_stat aligned_reads)
 read -r r0 _ rs0 _ < /sys/block/md0/stat
 out=$(fio --direct=1 --ioengine=libaio --rw=randread --bs=64k --iodepth=8 \

@@ -49,7 +49,6 @@ fio_verify A /dev/md0 $A
 run mdadm /dev/md0 --fail $d1
 check state '[4/3] [U_UU]' /dev/md0
 check degraded 1 /dev/md0
-r5j_stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/raid5j_stats; }
 [ "$PERSONALITY" = raid5j ] && ar0=$(r5j_stat aligned_reads) dr0=$(r5j_stat degraded_reads)
 fio_verify A /dev/md0 $A --verify_only
 if [ "$PERSONALITY" = raid5j ]; then

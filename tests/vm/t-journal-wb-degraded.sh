@@ -21,12 +21,9 @@ vm_disk j 8M
 vm_boot --timeout 300 - d0 d1 d2 d3 j <<'EOF2' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
-M=$(disks d0 d1 d2 d3)
-run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
-	--assume-clean --write-journal=$(disk j) $M
+journaled_raid5
 JM=/sys/block/md0/md/journal_mode
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/journal_stats; }
-echo write-back > $JM || fail "write-back refused"
+journal_mode write-back
 
 dd if=/dev/zero of=/tmp/expect bs=4K count=192 2>/dev/null
 dd if=/dev/urandom of=/tmp/blk bs=4K count=64 2>/dev/null
@@ -36,11 +33,11 @@ for i in $(seq 0 63); do
 	dd if=/tmp/blk of=/tmp/expect bs=4K skip=$i seek=$((i * 3)) count=1 \
 		conv=notrunc 2>/dev/null
 done
-[ "$PERSONALITY" = raid5j ] && say "dirty_stripes before the failure: $(stat dirty_stripes)"
+[ "$PERSONALITY" = raid5j ] && say "dirty_stripes before the failure: $(jstat dirty_stripes)"
 run mdadm /dev/md0 --fail $(disk d1)
 run dd if=/dev/md0 of=/tmp/rd bs=4K count=192 iflag=direct
 cmp /tmp/expect /tmp/rd || fail "data changed after a member failed under dirty stripes"
-[ "$PERSONALITY" = raid5j ] && say "after the reads: dirty_stripes $(stat dirty_stripes), destaged_partial $(stat destaged_partial)"
+[ "$PERSONALITY" = raid5j ] && say "after the reads: dirty_stripes $(jstat dirty_stripes), destaged_partial $(jstat destaged_partial)"
 pass "member failed with dirty stripes: data intact"
 
 if echo write-back > $JM 2>/dev/null; then

@@ -41,10 +41,7 @@ vm_boot --timeout 240 --env D="$D" - $D j <<'EOF2' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
 MD=/sys/block/md0/md
-# a journal_stats value, 0 where the module has no such line
-st() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' $MD/journal_stats; }
-run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
-	--assume-clean --bitmap=none --write-journal=$(disk j) $(disks $D)
+journaled_raid5 "$(disk j)" --bitmap=none
 echo 256 > $MD/stripe_cache_size
 journal_mode write-back
 r5j=false
@@ -61,30 +58,30 @@ partial() {	# partial FIRST N SKIP
 
 partial 0 100 11
 if $r5j; then
-	expect_eq "$(st dirty_stripes)" 100 "dirty stripes after 100 partial writes"
-	p0=$(st destaged_partial)
+	expect_eq "$(jstat dirty_stripes)" 100 "dirty stripes after 100 partial writes"
+	p0=$(jstat destaged_partial)
 fi
 partial 300 100 22
 if $r5j; then
 	sleep 2
-	d=$(st dirty_stripes) ev=$(st evicted_stripes)
-	say "after 200 partial stripes: dirty_stripes $d, evicted_stripes $ev, destaged_partial +$(( $(st destaged_partial) - p0 ))"
+	d=$(jstat dirty_stripes) ev=$(jstat evicted_stripes)
+	say "after 200 partial stripes: dirty_stripes $d, evicted_stripes $ev, destaged_partial +$(( $(jstat destaged_partial) - p0 ))"
 	# the policy counts idle stripes: the last ones fio wrote may still
 	# have been in the journal then, and stay in memory until the age limit
 	expect_eq "$d" 200 "dirty stripes (evicted ones included)"
 	[ $((d - ev)) -le 144 ] ||
 		fail "dirty stripes in memory above the low mark (+16): $((d - ev))"
 	[ "$ev" -ge 56 ] || fail "evicted_stripes $ev < 56"
-	d=$(st dirty_stripes) f0=$(st destaged_full) r0=$(st destage_reads)
+	d=$(jstat dirty_stripes) f0=$(jstat destaged_full) r0=$(jstat destage_reads)
 fi
 dd if=/dev/urandom of=/tmp/full bs=48K count=1 2>/dev/null
 dd if=/tmp/full of=/dev/md0 bs=48K seek=200 count=1 oflag=direct 2>/dev/null ||
 	fail "full stripe write"
 if $r5j; then
 	sleep 1
-	expect_eq "$(( $(st destaged_full) - f0 ))" 4 "rows of the full stripe destaged at once"
-	expect_eq "$(( $(st destage_reads) - r0 ))" 0 "member reads of the full stripe's destage"
-	expect_eq "$(st dirty_stripes)" "$d" "dirty stripes after the full stripe"
+	expect_eq "$(( $(jstat destaged_full) - f0 ))" 4 "rows of the full stripe destaged at once"
+	expect_eq "$(( $(jstat destage_reads) - r0 ))" 0 "member reads of the full stripe's destage"
+	expect_eq "$(jstat dirty_stripes)" "$d" "dirty stripes after the full stripe"
 fi
 # a hot stripe: its first chunk written twice, then the other two
 dd if=/dev/urandom of=/tmp/hot bs=48K count=1 2>/dev/null
@@ -97,11 +94,11 @@ dd if=/tmp/hot of=/dev/md0 bs=16K skip=1 seek=631 count=2 oflag=direct 2>/dev/nu
 if $r5j; then
 	sleep 1
 	# full, but rewritten: held for the policy like a partial one
-	expect_eq "$(( $(st destaged_full) - f0 ))" 4 "full destages after the hot stripe (held)"
-	expect_eq "$(st dirty_stripes)" "$((d + 4))" "dirty stripes after the hot stripe"
+	expect_eq "$(( $(jstat destaged_full) - f0 ))" 4 "full destages after the hot stripe (held)"
+	expect_eq "$(jstat dirty_stripes)" "$((d + 4))" "dirty stripes after the hot stripe"
 
 	expect_eq "$(cat $MD/writeback_dirty_high) $(cat $MD/writeback_dirty_low)" "75 50" "marks"
-	expect_eq "$(st dirty_high) $(st dirty_low)" "192 128" "marks in stripes"
+	expect_eq "$(jstat dirty_high) $(jstat dirty_low)" "192 128" "marks in stripes"
 	# a refused value: EINVAL, the attribute unchanged
 	for bad in "dirty_high 40" "dirty_low 80" "dirty_high 0" \
 		"dirty_high 91" "dirty_low 0" "dirty_low x" "log_high 9" \
@@ -118,18 +115,18 @@ if $r5j; then
 	done
 	echo 90 > $MD/writeback_dirty_high || fail "writeback_dirty_high 90 refused"
 	echo 60 > $MD/writeback_dirty_low || fail "writeback_dirty_low 60 refused"
-	expect_eq "$(st dirty_high) $(st dirty_low)" "230 153" "marks in stripes after the change"
+	expect_eq "$(jstat dirty_high) $(jstat dirty_low)" "230 153" "marks in stripes after the change"
 	echo 50 > $MD/writeback_dirty_low && echo 75 > $MD/writeback_dirty_high ||
 		fail "marks back to 75 / 50 refused"
-	expect_eq "$(cat $MD/writeback_log_high) $(st log_high)" "70 70" "writeback_log_high"
+	expect_eq "$(cat $MD/writeback_log_high) $(jstat log_high)" "70 70" "writeback_log_high"
 	for v in 10 90 70; do
 		echo $v > $MD/writeback_log_high || fail "writeback_log_high $v refused"
-		expect_eq "$(cat $MD/writeback_log_high) $(st log_high)" "$v $v" "writeback_log_high set to $v"
+		expect_eq "$(cat $MD/writeback_log_high) $(jstat log_high)" "$v $v" "writeback_log_high set to $v"
 	done
 fi
 
 journal_mode write-through
-$r5j && expect_eq "$(st dirty_stripes)" 0 "dirty stripes after the switch"
+$r5j && expect_eq "$(jstat dirty_stripes)" 0 "dirty stripes after the switch"
 # every block written reads back
 for s in 0 99 300 399; do
 	p=11; [ $s -ge 300 ] && p=22

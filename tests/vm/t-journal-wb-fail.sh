@@ -21,19 +21,13 @@ vm_disk j 8M
 vm_boot --timeout 300 - d0 d1 d2 d3 j <<'EOF2' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
-modprobe dm-mod || fail "no dm-mod"
-M=$(disks d0 d1 d2 d3)
-J=$(disk j)
-jsz=$(blockdev --getsz $J)
-echo "0 $jsz linear $J 0" | dmsetup create jdm || fail "dmsetup"
-run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
-	--assume-clean --write-journal=/dev/mapper/jdm $M
-echo write-back > /sys/block/md0/md/journal_mode || fail "write-back refused"
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/journal_stats; }
+journal_dm
+journaled_raid5 /dev/mapper/jdm
+journal_mode write-back
 
 dd if=/dev/urandom of=/tmp/pat bs=64K count=8 2>/dev/null
 run dd if=/tmp/pat of=/dev/md0 bs=64K oflag=direct
-[ "$PERSONALITY" = raid5j ] && { [ "$(stat dirty_stripes)" -gt 0 ] ||
+[ "$PERSONALITY" = raid5j ] && { [ "$(jstat dirty_stripes)" -gt 0 ] ||
 	fail "no dirty stripe after a write-back write"; }
 
 dmsetup suspend jdm

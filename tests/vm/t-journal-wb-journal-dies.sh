@@ -24,13 +24,8 @@ vm_boot --timeout 300 --kill-mark cut --kill-after 1 \
 	--env NBLK="${NBLK:-200}" - d0 d1 d2 d3 j <<'EOF2' || vm_fail "boot 1"
 . /test/guest-lib.sh
 load_personality
-modprobe dm-mod || fail "no dm-mod"
-M=$(disks d0 d1 d2 d3)
-J=$(disk j)
-jsz=$(blockdev --getsz $J)
-echo "0 $jsz linear $J 0" | dmsetup create jdm || fail "dmsetup"
-run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
-	--assume-clean --write-journal=/dev/mapper/jdm $M
+journal_dm
+journaled_raid5 /dev/mapper/jdm
 journal_mode write-back
 echo 32 > /sys/block/md0/md/stripe_cache_size || fail "stripe_cache_size 32"
 

@@ -38,11 +38,8 @@ vm_disk j 8M
 vm_boot --timeout 300 - d0 d1 d2 d3 j <<'EOF2' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
-M=$(disks d0 d1 d2 d3)
-run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
-	--assume-clean --write-journal=$(disk j) $M
+journaled_raid5
 JM=/sys/block/md0/md/journal_mode
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/journal_stats; }
 
 if [ "$PERSONALITY" = raid5j ]; then
 	P=/sys/module/raid5j/parameters/writeback
@@ -78,18 +75,18 @@ pass "write-back on"
 dd if=/dev/urandom of=/tmp/pat bs=64K count=8 2>/dev/null
 run dd if=/tmp/pat of=/dev/md0 bs=64K oflag=direct conv=fsync
 if [ "$PERSONALITY" = raid5j ]; then
-	d=$(stat dirty_stripes)
-	say "dirty_stripes after the write: $d, cached_writes $(stat cached_writes)"
+	d=$(jstat dirty_stripes)
+	say "dirty_stripes after the write: $d, cached_writes $(jstat cached_writes)"
 	[ "${d:-0}" -gt 0 ] || fail "no dirty stripe after a write-back write"
-	ar0=$(awk '$1 == "aligned_reads" { print $2 }' /sys/block/md0/md/raid5j_stats)
+	ar0=$(r5j_stat aligned_reads)
 fi
 run dd if=/dev/md0 of=/tmp/rd16 bs=16K count=32 iflag=direct
 cmp /tmp/pat /tmp/rd16 || fail "chunk-aligned reads returned other data than was written"
 run dd if=/dev/md0 of=/tmp/rd4 bs=4K count=128 iflag=direct
 cmp /tmp/pat /tmp/rd4 || fail "4K reads returned other data than was written"
 if [ "$PERSONALITY" = raid5j ]; then
-	ar1=$(awk '$1 == "aligned_reads" { print $2 }' /sys/block/md0/md/raid5j_stats)
-	say "aligned reads bypassing the cache meanwhile: $((ar1 - ar0)); dirty_stripes now $(stat dirty_stripes)"
+	ar1=$(r5j_stat aligned_reads)
+	say "aligned reads bypassing the cache meanwhile: $((ar1 - ar0)); dirty_stripes now $(jstat dirty_stripes)"
 fi
 pass "dirty data read back"
 
@@ -103,12 +100,12 @@ if [ "$PERSONALITY" = raid5j ]; then
 	jdev=$(basename "$(readlink -f "$(disk j)")")
 	expect_eq "$(cat /sys/block/$jdev/queue/write_cache)" "write back" \
 		"the journal's write cache (the setup)"
-	u0=$(stat units) f0=$(stat log_flushes)
+	u0=$(jstat units) f0=$(jstat log_flushes)
 fi
 fio_verify qd16 /dev/md0 --rw=randwrite --bs=4k --size=4M --offset=20M \
 	--iodepth=16 --numjobs=1
 if [ "$PERSONALITY" = raid5j ]; then
-	u=$(( $(stat units) - u0 )) f=$(( $(stat log_flushes) - f0 ))
+	u=$(( $(jstat units) - u0 )) f=$(( $(jstat log_flushes) - f0 ))
 	say "qd16 4k writes: $u units, $f journal flushes"
 	[ "$f" -gt 0 ] || fail "no journal flush with a volatile journal cache"
 	[ "$u" -gt "$f" ] || fail "journal flushes not batched: $u units, $f flushes"
@@ -120,7 +117,7 @@ run dd if=/tmp/pat of=/dev/md0 bs=64K oflag=direct seek=320
 echo write-through > $JM || fail "write-through refused"
 expect_eq "$(cat $JM)" "[write-through] write-back" "journal_mode"
 if [ "$PERSONALITY" = raid5j ]; then
-	expect_eq "$(stat dirty_stripes)" 0 "dirty stripes after the switch"
+	expect_eq "$(jstat dirty_stripes)" 0 "dirty stripes after the switch"
 	say "$(grep -E 'cached|destage' /sys/block/md0/md/journal_stats | tr '\n' ' ')"
 fi
 echo check > /sys/block/md0/md/sync_action

@@ -43,7 +43,6 @@ JM=/sys/block/md0/md/journal_mode
 WT="[write-through] write-back"
 WB="write-through [write-back]"
 PARAM=/sys/module/raid5j/parameters/writeback
-stat() { awk -v k="$1" '$1 == k { print $2 }' /sys/block/md0/md/journal_stats; }
 param() { [ "$PERSONALITY" = raid5j ] && echo "$1" > $PARAM; return 0; }
 assemble() { run mdadm --assemble /dev/md0 $(disks d0 d1 d2 d3) $(disk j); }
 # mode_after_assembly RAID5J_EXPECTS WHAT: raid456 always starts write-through
@@ -66,8 +65,7 @@ vm_boot --timeout 240 - $D <<'EOF2' || vm_fail "boot 1"
 . /test/guest-lib.sh
 . /test/persist-lib.sh
 load_personality
-run mdadm --create /dev/md0 --run --level=5 --raid-devices=4 --chunk=16 \
-	--assume-clean --write-journal=$(disk j) $(disks d0 d1 d2 d3)
+journaled_raid5
 echo write-back > $JM || fail "write-back refused"
 expect_eq "$(cat $JM)" "$WB" "journal_mode after the switch"
 pat_write 1 0
@@ -139,7 +137,7 @@ mode_after_assembly "$WB" "after a reboot"
 [ "$PERSONALITY" = raid5j ] || echo write-back > $JM || fail "write-back refused"
 pat_write 4 24
 if [ "$PERSONALITY" = raid5j ]; then
-	d=$(stat dirty_stripes)
+	d=$(jstat dirty_stripes)
 	say "dirty_stripes before the power cut: $d"
 	[ "${d:-0}" -gt 0 ] || fail "no dirty stripe before the power cut"
 fi
@@ -159,7 +157,7 @@ assemble
 dmesg | grep -E 'journal|r5l|recover' | tail -4
 mode_after_assembly "$WB" "after a power cut in write-back"
 if [ "$PERSONALITY" = raid5j ]; then
-	r=$(stat recovered_wb_stripes)
+	r=$(jstat recovered_wb_stripes)
 	say "recovered_wb_stripes $r"
 	[ "${r:-0}" -gt 0 ] || fail "recovery destaged no write-back stripe"
 fi

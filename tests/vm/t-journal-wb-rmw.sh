@@ -26,8 +26,6 @@ vm_boot --timeout 240 --env D="$D" - $D j <<'EOF2' || vm_fail "boot"
 . /test/guest-lib.sh
 load_personality
 JM=/sys/block/md0/md/journal_mode
-# a journal_stats value, 0 where the module has no such line
-st() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' /sys/block/md0/md/journal_stats; }
 N=32
 for level in 5 6; do
 	for d in $D j; do
@@ -40,7 +38,7 @@ for level in 5 6; do
 	echo write-back > $JM || fail "write-back refused"
 	expect_eq "$(cat $JM)" "write-through [write-back]" "journal_mode"
 	if [ "$PERSONALITY" = raid5j ]; then
-		r0=$(st destage_reads) m0=$(st destaged_rmw) s0=$(st destage_reads_saved)
+		r0=$(jstat destage_reads) m0=$(jstat destaged_rmw) s0=$(jstat destage_reads_saved)
 	fi
 	# stripe i: 4 KiB at chunk row 0 of the i-th full stripe, on the
 	# data member (i % data)
@@ -52,10 +50,10 @@ for level in 5 6; do
 	done
 	echo write-through > $JM || fail "write-through refused"
 	if [ "$PERSONALITY" = raid5j ]; then
-		expect_eq "$(st dirty_stripes)" 0 "RAID$level dirty stripes after the switch"
-		reads=$(( $(st destage_reads) - r0 ))
-		rmw=$(( $(st destaged_rmw) - m0 ))
-		saved=$(( $(st destage_reads_saved) - s0 ))
+		expect_eq "$(jstat dirty_stripes)" 0 "RAID$level dirty stripes after the switch"
+		reads=$(( $(jstat destage_reads) - r0 ))
+		rmw=$(( $(jstat destaged_rmw) - m0 ))
+		saved=$(( $(jstat destage_reads_saved) - s0 ))
 		report reads$level $reads
 		say "RAID$level: $N stripes destaged, $reads member reads (rcw: $((N * (data - 1)))), destaged_rmw $rmw, destage_reads_saved $saved"
 		expect_eq "$reads" $((N * (1 + par))) "RAID$level destage member reads"

@@ -71,8 +71,6 @@ refuse() {
 
 # sectors read by member disk NAME so far
 rd() { awk '{ print $3 }' "/sys/block/$(basename "$(disk "$1")")/stat"; }
-# a raid5j_stats value (0 under raid456)
-r5j_stat() { awk -v k="$1" '$1 == k { v = $2 } END { print v + 0 }' $S/raid5j_stats 2>/dev/null; }
 
 create() {	# create LEVEL MEMBERS...
 	local level=$1
