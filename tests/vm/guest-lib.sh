@@ -407,6 +407,17 @@ journal_dm() {
 	echo "0 $jsz linear $J 0" | dmsetup create jdm || fail "dmsetup create jdm"
 }
 
+# stamp_check DEV BLOCKS ACKLOG: "/test/stamp check" of DEV as it reads now
+# against ACKLOG (the host's "A ..." lines of the writing boots, shipped in
+# VM_FILES); says the checker's summary, fails on any acknowledged block
+# lost or garbage.
+stamp_check() {
+	local out
+	out=$(/test/stamp check "$@" 2>&1) ||
+		fail "stamp check of $1: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' ')"
+	say "   ${out##*$'\n'}"
+}
+
 # fio_verify NAME DEV [fio options...]: one job that writes, then reads
 # back and checks with crc32c; add --verify_only to re-check the data a
 # previous run with the same options wrote.
