@@ -479,7 +479,9 @@ vm_boot() {
 			fi
 			if [ -n "$kill_at" ] && [ "$now" -ge "$kill_at" ]; then
 				kill -9 "$_vm_qemu_pid" 2>/dev/null
-				_vm_nbd_stop KILL
+				# bash's "Killed" notices of qemu and nbdkit
+				# here are the cut itself, not news
+				_vm_nbd_stop KILL 2>/dev/null
 				outcome=killed
 				break
 			fi
