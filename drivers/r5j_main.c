@@ -529,30 +529,6 @@ static sector_t raid0_one_zone(struct mddev *mddev)
 	return size;
 }
 
-/* RAID5 layout -> the RAID6 layout with Q on a new last member; -1: none */
-static int layout_5_to_6(int layout)
-{
-	switch (layout) {
-	case R5J_ALG_LEFT_ASYMMETRIC:
-	case R5J_ALG_RIGHT_ASYMMETRIC:
-	case R5J_ALG_LEFT_SYMMETRIC:
-	case R5J_ALG_RIGHT_SYMMETRIC:
-	case R5J_ALG_PARITY_0:
-		return layout + R5J_ALG_LEFT_ASYMMETRIC_6;
-	case R5J_ALG_PARITY_N:
-		return R5J_ALG_PARITY_N;
-	}
-	return -1;
-}
-
-static int layout_6_to_5(int layout)
-{
-	if (layout >= R5J_ALG_LEFT_ASYMMETRIC_6 &&
-	    layout <= R5J_ALG_PARITY_0_6)
-		return layout - R5J_ALG_LEFT_ASYMMETRIC_6;
-	return layout == R5J_ALG_PARITY_N ? R5J_ALG_PARITY_N : -1;
-}
-
 /*
  * A journal survives a takeover only between RAID4 and RAID5 parity-N,
  * whose logged blocks mean the same under both levels, and only in
@@ -629,7 +605,7 @@ static const char *takeover_geometry(struct mddev *mddev, int level)
 			return "RAID5 layout must be parity-last (parity-N)";
 		mddev->new_layout = 0;
 	} else if (from == 5 && level == 6) {
-		layout = layout_5_to_6(mddev->layout);
+		layout = r5j_layout_5_to_6(mddev->layout);
 		if (layout < 0)
 			return "RAID5 layout has no RAID6 counterpart";
 		if (mddev->raid_disks < 3 || mddev->raid_disks >= R5J_MAX_DISKS)
@@ -638,7 +614,7 @@ static const char *takeover_geometry(struct mddev *mddev, int level)
 		mddev->raid_disks += 1;
 		mddev->delta_disks = 1;
 	} else if (from == 6 && level == 5) {
-		layout = layout_6_to_5(mddev->layout);
+		layout = r5j_layout_6_to_5(mddev->layout);
 		if (layout < 0)
 			return "RAID6 layout not *_6 or parity-N: reshape first";
 		mddev->new_layout = layout;
