@@ -708,102 +708,98 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	return 0;
 }
 
-int r5j_journal_write_stripe(struct r5j_journal *log, struct r5j_stripe *sh)
+/*
+ * Under log->lock: queue @sh, which found no room, where reclaim resumes
+ * it; false: not queued (the caller retries in a new unit or returns
+ * -EAGAIN).  A write-through stripe parks on log->parked whatever filled
+ * up.  Write-back's data and parity do not queue behind parked
+ * write-through stripes (they are other stripes: no order to keep); a
+ * destage's parity without room parks on log->parked_wb until the oldest
+ * unit's destages and reclaim free some (L11); data-only is refused.
+ */
+static bool park_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
+			enum r5j_log_what what, bool full)
 {
-	struct r5j_log_unit *spare = NULL, *full;
-	int err;
-
-again:
-	full = NULL;
-	if (!log->open && !spare)
-		spare = new_unit(log);
-	spin_lock_irq(&log->lock);
-	if (log->failed)
-		err = -EIO;
-	else if (!list_empty(&log->parked))
-		err = -EAGAIN;		/* keep arrival order */
-	else
-		err = add_stripe(log, sh, &spare, &full, R5J_LOG_STRIPE);
-	if (err == -EAGAIN) {
+	if (what == R5J_LOG_STRIPE) {
 		sh->write_stage = R5J_W_PARKED;
 		atomic_inc(&sh->count);	/* the parked list's reference */
 		list_add_tail(&sh->log_list, &log->parked);
 		log->stats.space_waits++;
+		return true;
 	}
-	spin_unlock_irq(&log->lock);
-	if (full)
-		submit_unit(log, full);
-	if (err == -ENOMEM)
-		goto again;		/* the open unit was full: new one */
-	if (spare)
-		free_unit(spare);
-	if (err == -EAGAIN) {
-		wake_reclaim(log);
-		return 0;
+	if (full || what != R5J_LOG_PARITY)
+		return false;
+	sh->write_stage = R5J_W_PARKED;
+	atomic_inc(&sh->count);	/* the parked list's reference */
+	if (log->fixed && sh->dirty_unit &&
+	    sh->dirty_unit == oldest_live(log)) {
+		/* L12: its parity goes into X (build_x()) */
+		list_add_tail(&sh->log_list, &log->x_wait);
+		log->x_count++;
+	} else {
+		/* L11: the oldest unit's always fit, a miscount */
+		WARN_ON_ONCE(pins_oldest(log, sh));
+		list_add_tail(&sh->log_list, &log->parked_wb);
+		log->stats.parity_waits++;
 	}
-	return err;
+	return true;
 }
 
 /*
- * Write-back: log @sh's data (R5J_LOG_DATA) or its destage parity
- * (R5J_LOG_PARITY).  Neither queues behind parked write-through stripes
- * (they are other stripes: no order to keep).  -EAGAIN: no room (data
- * only); a destage's parity without room parks on log->parked_wb until
- * the oldest unit's destages and reclaim free some (L11).
+ * Log @sh (@what: a write-through stripe, write-back data or destage
+ * parity) in the open unit, opening a new one when it is full, and send
+ * the unit that filled up.  0 also when @sh was parked; -EAGAIN: no room
+ * for write-back data; -EIO: the journal failed.
  */
-static int write_unparked(struct r5j_journal *log, struct r5j_stripe *sh,
-			  enum r5j_log_what what)
+static int log_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
+		      enum r5j_log_what what)
 {
 	struct r5j_log_unit *spare = NULL, *full;
+	bool parked;
 	int err;
 
 again:
 	full = NULL;
+	parked = false;
 	if (!log->open && !spare)
 		spare = new_unit(log);
 	spin_lock_irq(&log->lock);
 	if (log->failed)
 		err = -EIO;
+	else if (what == R5J_LOG_STRIPE && !list_empty(&log->parked))
+		err = -EAGAIN;		/* keep arrival order */
 	else
 		err = add_stripe(log, sh, &spare, &full, what);
-	if (err == -EAGAIN && !full && what == R5J_LOG_PARITY) {
-		sh->write_stage = R5J_W_PARKED;
-		atomic_inc(&sh->count);	/* the parked list's reference */
-		if (log->fixed && sh->dirty_unit &&
-		    sh->dirty_unit == oldest_live(log)) {
-			/* L12: its parity goes into X (build_x()) */
-			list_add_tail(&sh->log_list, &log->x_wait);
-			log->x_count++;
-		} else {
-			/* L11: the oldest unit's always fit, a miscount */
-			WARN_ON_ONCE(pins_oldest(log, sh));
-			list_add_tail(&sh->log_list, &log->parked_wb);
-			log->stats.parity_waits++;
-		}
-	}
+	if (err == -EAGAIN)
+		parked = park_stripe(log, sh, what, full);
 	spin_unlock_irq(&log->lock);
 	if (full)
 		submit_unit(log, full);
-	if (err == -ENOMEM || (err == -EAGAIN && full))
+	if (err == -ENOMEM || (err == -EAGAIN && !parked && full))
 		goto again;		/* the open unit was full: new one */
 	if (spare)
 		free_unit(spare);
 	if (err == -EAGAIN) {
 		wake_reclaim(log);
-		if (what == R5J_LOG_PARITY)
-			err = 0;	/* parked */
+		if (parked)
+			err = 0;
 	}
 	return err;
 }
 
+int r5j_journal_write_stripe(struct r5j_journal *log, struct r5j_stripe *sh)
+{
+	return log_stripe(log, sh, R5J_LOG_STRIPE);
+}
+
 int r5j_journal_write_data(struct r5j_journal *log, struct r5j_stripe *sh)
 {
-	return write_unparked(log, sh, R5J_LOG_DATA);
+	return log_stripe(log, sh, R5J_LOG_DATA);
 }
 
 int r5j_journal_write_parity(struct r5j_journal *log, struct r5j_stripe *sh)
 {
-	return write_unparked(log, sh, R5J_LOG_PARITY);
+	return log_stripe(log, sh, R5J_LOG_PARITY);
 }
 
 void r5j_journal_data_stable(struct r5j_journal *log, struct r5j_stripe *sh)
