@@ -26,67 +26,13 @@
  * the empty unit a quiesce or clean stop writes.
  */
 #include <linux/blkdev.h>
-#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "raid5j/crc32c.h"
 #include "raid5j/sb1csum.h"
 #include "r5j_journal_int.h"
-
-/*
- * Who may recover a write-back log after a crash (journal.md section 15),
- * read when a journal is loaded (assembly):
- *  raid456  the log stays within what raid456's recovery can rewrite and
- *           flush after a power cut (log->raid456_room): a payload that
- *           caches writes (DATA) is logged only while both bounds hold, a
- *           write that does not fit goes through or joins its stripe's
- *           destage.
- *  raid5j   the journal's whole capacity (log->fixed): a fixed ring
- *           reserve and one parity unit X for the stripes pinning the
- *           oldest unit, in place of P pages per dirty stripe; only raid5j
- *           (or r5jtool replay) recovers the log.
- */
-enum r5j_recoverable_by {
-	R5J_RECOVERABLE_BY_RAID456,
-	R5J_RECOVERABLE_BY_RAID5J,
-};
-
-static const char * const recoverable_by_names[] = {
-	[R5J_RECOVERABLE_BY_RAID456] = "raid456",
-	[R5J_RECOVERABLE_BY_RAID5J] = "raid5j",
-};
-
-static int wb_recoverable_by = R5J_RECOVERABLE_BY_RAID456;
-
-static int recoverable_by_set(const char *val, const struct kernel_param *kp)
-{
-	int i = sysfs_match_string(recoverable_by_names, val);
-
-	if (i < 0) {
-		pr_err("raid5j: writeback_recoverable_by=%s: must be raid456 or raid5j\n",
-		       val);
-		return -EINVAL;
-	}
-	*(int *)kp->arg = i;
-	return 0;
-}
-
-static int recoverable_by_get(char *buf, const struct kernel_param *kp)
-{
-	return scnprintf(buf, PAGE_SIZE, "%s\n",
-			 recoverable_by_names[*(int *)kp->arg]);
-}
-
-static const struct kernel_param_ops recoverable_by_ops = {
-	.set = recoverable_by_set,
-	.get = recoverable_by_get,
-};
-
-module_param_cb(writeback_recoverable_by, &recoverable_by_ops,
-		&wb_recoverable_by, 0444);
-MODULE_PARM_DESC(writeback_recoverable_by,
-		 "write-back: who may recover the log after a crash: raid456 (the log stays within what raid456's recovery takes, less than the whole journal for dirty data) or raid5j (the journal's whole capacity, only raid5j assembles the array after a crash); read at assembly (default raid456)");
+#include "r5j_params.h"
 
 static void wake_reclaim(struct r5j_journal *log)
 {
@@ -1659,10 +1605,10 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	/* stripes one unit may pin: a small part of the ring (L11) */
 	BUILD_BUG_ON(R5J_WB_MAX_PINS != R5J_UNIT_MAX_PINS);
 	log->pin_cap = r5j_wb_pin_cap(log->fmt.ring_sectors);
-	log->raid456_room = wb_recoverable_by == R5J_RECOVERABLE_BY_RAID456;
+	log->raid456_room = r5j_wb_recoverable_by() == R5J_RECOVERABLE_BY_RAID456;
 	log->raid456_stripes = READ_ONCE(r5j_hook_raid456_stripes);
 	/* L12: C, so that X's parity fits a unit and its head pool */
-	log->fixed = wb_recoverable_by == R5J_RECOVERABLE_BY_RAID5J;
+	log->fixed = r5j_wb_recoverable_by() == R5J_RECOVERABLE_BY_RAID5J;
 	if (log->fixed)
 		log->pin_cap = r5j_wb_x_cap(log->pin_cap,
 					    r5j_parity_batch(conf->max_degraded));

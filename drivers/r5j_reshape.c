@@ -22,15 +22,7 @@
 #include <linux/completion.h>
 #include <linux/lcm.h>
 #include "r5j.h"
-
-/*
- * An administrator's veto, like writeback: with reshape=0 raid5j starts
- * and continues no reshape (an interrupted one runs held, section 5.1).
- */
-static bool reshape_param = true;
-module_param_named(reshape, reshape_param, bool, 0644);
-MODULE_PARM_DESC(reshape,
-		 "allow reshapes (default on; 0 refuses every reshape)");
+#include "r5j_params.h"
 
 /* Largest step buffer: one bio_kmalloc() bio (UIO_MAXIOV pages). */
 #define R5J_RESHAPE_MAX_PAGES	1024
@@ -94,7 +86,7 @@ static s64 least_offset_diff(struct mddev *mddev, bool backwards)
 static const char *cannot_run(struct r5j_conf *conf,
 			      const struct r5j_reshape *rs)
 {
-	if (!READ_ONCE(reshape_param))
+	if (!r5j_reshape_allowed())
 		return "reshape is off: module parameter reshape=0";
 	/* R13: cached data would have to be re-laid while in the log */
 	if (conf->log && READ_ONCE(conf->writeback))
