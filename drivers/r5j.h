@@ -467,6 +467,7 @@ static inline bool r5j_is_step_bio(struct bio *bio)
 	return bio->bi_end_io == r5j_step_end_io;
 }
 void r5j_journal_offset_fixed(struct mddev *mddev);
+int r5j_reshape_setup(struct mddev *mddev, struct r5j_reshape *rs);
 
 /* r5j_stripe.c, for the reshape */
 bool r5j_stripes_busy(struct r5j_conf *conf, sector_t lo, sector_t hi,
@@ -488,6 +489,18 @@ void r5j_geom_thaw(struct mddev *mddev, struct r5j_conf *conf);
 /* r5j_main.c */
 int r5j_calc_degraded(struct r5j_conf *conf);
 bool r5j_has_failed(struct r5j_conf *conf);
+
+/* r5j_conf.c */
+extern struct kmem_cache *r5j_bref_cache;
+struct r5j_conf *r5j_setup_conf(struct mddev *mddev, bool takeover);
+void r5j_free_conf(struct r5j_conf *conf);
+void r5j_free(struct mddev *mddev, void *priv);
+struct md_rdev *r5j_journal_member(struct mddev *mddev);
+
+/* r5j_takeover.c: md core's takeover op of each personality */
+void *r5j_takeover4(struct mddev *mddev);
+void *r5j_takeover5(struct mddev *mddev);
+void *r5j_takeover6(struct mddev *mddev);
 
 /* r5j_debugfs.c: test hooks, read at assembly */
 extern u32 r5j_hook_raid456_stripes;
