@@ -13,31 +13,6 @@
 #include "r5j_sysfs.h"
 #include "r5j_journal.h"
 
-/* Members that count as lost: missing, failed, or not yet rebuilt. */
-int r5j_calc_degraded(struct r5j_conf *conf)
-{
-	int i, degraded = 0;
-
-	rcu_read_lock();
-	for (i = 0; i < conf->raid_disks; i++) {
-		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
-
-		/* a replacement in sync stands for its failed member */
-		if (!rdev || test_bit(Faulty, &rdev->flags))
-			rdev = rcu_dereference(conf->disks[i].replacement);
-		if (!rdev || test_bit(Faulty, &rdev->flags) ||
-		    !test_bit(In_sync, &rdev->flags))
-			degraded++;
-	}
-	rcu_read_unlock();
-	return degraded;
-}
-
-bool r5j_has_failed(struct r5j_conf *conf)
-{
-	return conf->mddev->degraded > conf->max_degraded;
-}
-
 
 /* What raid5j cannot run yet: say so and touch nothing. */
 static int refuse_unsupported(struct mddev *mddev)
