@@ -1555,7 +1555,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  st.parity_waits, wb_stripes, st.room_short,
 			  log->fixed, st.x_units, log->raid456_room,
 			  data_only, recovery, list_cap, list_max);
-	return len + r5j_wbcache_stats(log->conf, page, len);
+	return len;
 }
 
 int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)

@@ -463,7 +463,10 @@ static ssize_t journal_stats_show(struct mddev *mddev, char *page)
 	if (ret)
 		return ret;
 	conf = mddev->private;
-	ret = (conf && conf->log) ? r5j_journal_stats_show(conf->log, page) : 0;
+	if (conf && conf->log) {
+		ret = r5j_journal_stats_show(conf->log, page);
+		ret += r5j_wbcache_stats(conf, page, ret);
+	}
 	mddev_unlock(mddev);
 	return ret;
 }
