@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raid5j write journal, write-through: every stripe write is first made
- * stable in the log, then written to the members.
+ * raid5j write journal at run time: units, their ordered release to the
+ * members, reclaim, quiesce, replacement.  It logs write-through's
+ * stripes (every stripe write is first made stable in the log, then
+ * written to the members) and write-back's cached data and destage
+ * parity, and it holds the ring's room policy for write-back (who may
+ * recover the log: r5j_params.h; journal.md L11-L13).
  *
  * Ordering rules, journal.md L1-L4 (why a crash never shows a write
  * hole):
