@@ -1124,7 +1124,7 @@ static int destage_rmw(struct r5j_stripe *sh, struct r5j_state *s)
 				break;	/* nothing read yet for it: rcw */
 		}
 		if (!r5j_submit_block(sh, i, REQ_OP_READ,
-				  parity ? 0 : R5J_IO_ORIG)) {
+				      parity ? 0 : R5J_IO_ORIG)) {
 			/* a member failed since analyse_stripe(): look again */
 			set_bit(R5J_STRIPE_HANDLE, &sh->state);
 			return 1;

@@ -13,7 +13,6 @@
 #include "r5j_sysfs.h"
 #include "r5j_journal.h"
 
-
 /* What raid5j cannot run yet: say so and touch nothing. */
 static int refuse_unsupported(struct mddev *mddev)
 {

@@ -85,7 +85,7 @@ bool r5j_can_rewrite(struct md_rdev *rdev, sector_t sector)
  * Any context: rdev_set_badblocks() does not sleep.
  */
 void r5j_record_bad(struct r5j_conf *conf, struct md_rdev *rdev,
-		       sector_t sector)
+		    sector_t sector)
 {
 	if (!rdev_set_badblocks(rdev, sector, R5J_STRIPE_SECTORS, 0))
 		md_error(conf->mddev, rdev);
@@ -258,7 +258,7 @@ static void r5j_end_io(struct bio *bio)
  * is always this I/O's, never a previous one's.
  */
 void r5j_submit_io(struct r5j_stripe *sh, struct r5j_io *io,
-		      struct md_rdev *rdev, blk_opf_t opf, int flags)
+		   struct md_rdev *rdev, blk_opf_t opf, int flags)
 {
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_dev *dev = &sh->dev[io->idx];
@@ -473,8 +473,7 @@ void r5j_end_pass(struct r5j_conf *conf)
  * its replacement (R5J_IO_REPL: the replacement alone).  Returns the
  * number of I/Os started: 0 if no device can take it.
  */
-int r5j_submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf,
-			int flags)
+int r5j_submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf, int flags)
 {
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_dev *dev = &sh->dev[i];
