@@ -449,8 +449,29 @@ void r5j_handle_stripe(struct r5j_stripe *sh);
 void r5j_flush_bitmap_list(struct r5j_conf *conf);
 void r5j_return_held_bios(struct r5j_conf *conf);
 void r5j_end_held_bios(struct r5j_conf *conf);
+
+/* r5j_memberio.c */
+int r5j_calc_degraded(struct r5j_conf *conf);
+bool r5j_has_badblock(struct md_rdev *rdev, sector_t sector);
+bool r5j_holds_stripe(struct md_rdev *rdev, sector_t sector);
+bool r5j_skips_write(struct md_rdev *rdev, sector_t sector);
+bool r5j_can_rewrite(struct md_rdev *rdev, sector_t sector);
+void r5j_record_bad(struct r5j_conf *conf, struct md_rdev *rdev,
+		    sector_t sector);
+#define R5J_IO_SYNC	1	/* resync/recovery I/O (accounted as such) */
+#define R5J_IO_REPL	2	/* write the replacement only */
+#define R5J_IO_ORIG	4	/* read into dev->orig, the page stays */
+void r5j_submit_io(struct r5j_stripe *sh, struct r5j_io *io,
+		   struct md_rdev *rdev, blk_opf_t opf, int flags);
+int r5j_submit_block(struct r5j_stripe *sh, int i, blk_opf_t opf, int flags);
 void r5j_submit_pending(struct r5j_conf *conf);
 void r5j_end_pass(struct r5j_conf *conf);
+
+/* A member count past what parity covers: the array has failed. */
+static inline bool r5j_has_failed(struct r5j_conf *conf)
+{
+	return conf->mddev->degraded > conf->max_degraded;
+}
 
 /* r5j_reshape.c */
 int r5j_check_reshape(struct mddev *mddev);
@@ -467,6 +488,7 @@ static inline bool r5j_is_step_bio(struct bio *bio)
 	return bio->bi_end_io == r5j_step_end_io;
 }
 void r5j_journal_offset_fixed(struct mddev *mddev);
+int r5j_reshape_setup(struct mddev *mddev, struct r5j_reshape *rs);
 
 /* r5j_stripe.c, for the reshape */
 bool r5j_stripes_busy(struct r5j_conf *conf, sector_t lo, sector_t hi,
@@ -485,9 +507,17 @@ int r5j_geom_users_init(struct r5j_conf *conf);
 void r5j_geom_freeze(struct mddev *mddev, struct r5j_conf *conf);
 void r5j_geom_thaw(struct mddev *mddev, struct r5j_conf *conf);
 
-/* r5j_main.c */
-int r5j_calc_degraded(struct r5j_conf *conf);
-bool r5j_has_failed(struct r5j_conf *conf);
+/* r5j_conf.c */
+extern struct kmem_cache *r5j_bref_cache;
+struct r5j_conf *r5j_setup_conf(struct mddev *mddev, bool takeover);
+void r5j_free_conf(struct r5j_conf *conf);
+void r5j_free(struct mddev *mddev, void *priv);
+struct md_rdev *r5j_journal_member(struct mddev *mddev);
+
+/* r5j_takeover.c: md core's takeover op of each personality */
+void *r5j_takeover4(struct mddev *mddev);
+void *r5j_takeover5(struct mddev *mddev);
+void *r5j_takeover6(struct mddev *mddev);
 
 /* r5j_debugfs.c: test hooks, read at assembly */
 extern u32 r5j_hook_raid456_stripes;

@@ -59,19 +59,6 @@ int r5j_set_queue_limits(struct mddev *mddev, unsigned int io_min,
 }
 #endif
 
-#ifdef R5J_HAVE_SYNC_MAX_SECTOR
-/*
- * md core passes the end of the pass; it is dev_sectors for resync and
- * recovery alike (resync_max_sectors = dev_sectors, raid5j does not
- * reshape), which r5j_sync_request() reads itself.
- */
-sector_t r5j_sync_request_op(struct mddev *mddev, sector_t sector_nr,
-			     sector_t max_sector, int *skipped)
-{
-	return r5j_sync_request(mddev, sector_nr, skipped);
-}
-#endif
-
 #ifdef R5J_HAVE_BITMAP_SECTOR
 /*
  * md_account_bio() would count a write in the bitmap for its whole range;

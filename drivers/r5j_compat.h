@@ -345,10 +345,23 @@ int r5j_set_queue_limits(struct mddev *mddev, unsigned int io_min,
 
 /* The personality operations whose prototypes differ: R5J_COMPAT_OPS. */
 #ifdef R5J_HAVE_SYNC_MAX_SECTOR
+/*
+ * md core passes the end of the pass; it is dev_sectors for resync and
+ * recovery alike (resync_max_sectors = dev_sectors), which @fn reads
+ * itself.  Instantiated next to @fn (r5j_request.c), so that this layer
+ * calls nothing above it.
+ */
+#define R5J_SYNC_REQUEST_OP(fn)						\
+sector_t fn##_op(struct mddev *mddev, sector_t sector_nr,		\
+		 sector_t max_sector, int *skipped)			\
+{									\
+	return fn(mddev, sector_nr, skipped);				\
+}
 sector_t r5j_sync_request_op(struct mddev *mddev, sector_t sector_nr,
 			     sector_t max_sector, int *skipped);
 #define R5J_OP_SYNC_REQUEST	r5j_sync_request_op
 #else
+#define R5J_SYNC_REQUEST_OP(fn)
 #define R5J_OP_SYNC_REQUEST	r5j_sync_request
 #endif
 #ifdef R5J_HAVE_BITMAP_SECTOR

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raid5j write journal, write-through: every stripe write is first made
- * stable in the log, then written to the members.
+ * raid5j write journal at run time: units, their ordered release to the
+ * members, reclaim, quiesce, replacement.  It logs write-through's
+ * stripes (every stripe write is first made stable in the log, then
+ * written to the members) and write-back's cached data and destage
+ * parity, and it holds the ring's room policy for write-back (who may
+ * recover the log: r5j_params.h; journal.md L11-L13).
  *
  * Ordering rules, journal.md L1-L4 (why a crash never shows a write
  * hole):
@@ -26,67 +30,13 @@
  * the empty unit a quiesce or clean stop writes.
  */
 #include <linux/blkdev.h>
-#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "raid5j/crc32c.h"
 #include "raid5j/sb1csum.h"
 #include "r5j_journal_int.h"
-
-/*
- * Who may recover a write-back log after a crash (journal.md section 15),
- * read when a journal is loaded (assembly):
- *  raid456  the log stays within what raid456's recovery can rewrite and
- *           flush after a power cut (log->raid456_room): a payload that
- *           caches writes (DATA) is logged only while both bounds hold, a
- *           write that does not fit goes through or joins its stripe's
- *           destage.
- *  raid5j   the journal's whole capacity (log->fixed): a fixed ring
- *           reserve and one parity unit X for the stripes pinning the
- *           oldest unit, in place of P pages per dirty stripe; only raid5j
- *           (or r5jtool replay) recovers the log.
- */
-enum r5j_recoverable_by {
-	R5J_RECOVERABLE_BY_RAID456,
-	R5J_RECOVERABLE_BY_RAID5J,
-};
-
-static const char * const recoverable_by_names[] = {
-	[R5J_RECOVERABLE_BY_RAID456] = "raid456",
-	[R5J_RECOVERABLE_BY_RAID5J] = "raid5j",
-};
-
-static int wb_recoverable_by = R5J_RECOVERABLE_BY_RAID456;
-
-static int recoverable_by_set(const char *val, const struct kernel_param *kp)
-{
-	int i = sysfs_match_string(recoverable_by_names, val);
-
-	if (i < 0) {
-		pr_err("raid5j: writeback_recoverable_by=%s: must be raid456 or raid5j\n",
-		       val);
-		return -EINVAL;
-	}
-	*(int *)kp->arg = i;
-	return 0;
-}
-
-static int recoverable_by_get(char *buf, const struct kernel_param *kp)
-{
-	return scnprintf(buf, PAGE_SIZE, "%s\n",
-			 recoverable_by_names[*(int *)kp->arg]);
-}
-
-static const struct kernel_param_ops recoverable_by_ops = {
-	.set = recoverable_by_set,
-	.get = recoverable_by_get,
-};
-
-module_param_cb(writeback_recoverable_by, &recoverable_by_ops,
-		&wb_recoverable_by, 0444);
-MODULE_PARM_DESC(writeback_recoverable_by,
-		 "write-back: who may recover the log after a crash: raid456 (the log stays within what raid456's recovery takes, less than the whole journal for dirty data) or raid5j (the journal's whole capacity, only raid5j assembles the array after a crash); read at assembly (default raid456)");
+#include "r5j_params.h"
 
 static void wake_reclaim(struct r5j_journal *log)
 {
@@ -708,102 +658,98 @@ static int add_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
 	return 0;
 }
 
-int r5j_journal_write_stripe(struct r5j_journal *log, struct r5j_stripe *sh)
+/*
+ * Under log->lock: queue @sh, which found no room, where reclaim resumes
+ * it; false: not queued (the caller retries in a new unit or returns
+ * -EAGAIN).  A write-through stripe parks on log->parked whatever filled
+ * up.  Write-back's data and parity do not queue behind parked
+ * write-through stripes (they are other stripes: no order to keep); a
+ * destage's parity without room parks on log->parked_wb until the oldest
+ * unit's destages and reclaim free some (L11); data-only is refused.
+ */
+static bool park_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
+			enum r5j_log_what what, bool full)
 {
-	struct r5j_log_unit *spare = NULL, *full;
-	int err;
-
-again:
-	full = NULL;
-	if (!log->open && !spare)
-		spare = new_unit(log);
-	spin_lock_irq(&log->lock);
-	if (log->failed)
-		err = -EIO;
-	else if (!list_empty(&log->parked))
-		err = -EAGAIN;		/* keep arrival order */
-	else
-		err = add_stripe(log, sh, &spare, &full, R5J_LOG_STRIPE);
-	if (err == -EAGAIN) {
+	if (what == R5J_LOG_STRIPE) {
 		sh->write_stage = R5J_W_PARKED;
 		atomic_inc(&sh->count);	/* the parked list's reference */
 		list_add_tail(&sh->log_list, &log->parked);
 		log->stats.space_waits++;
+		return true;
 	}
-	spin_unlock_irq(&log->lock);
-	if (full)
-		submit_unit(log, full);
-	if (err == -ENOMEM)
-		goto again;		/* the open unit was full: new one */
-	if (spare)
-		free_unit(spare);
-	if (err == -EAGAIN) {
-		wake_reclaim(log);
-		return 0;
+	if (full || what != R5J_LOG_PARITY)
+		return false;
+	sh->write_stage = R5J_W_PARKED;
+	atomic_inc(&sh->count);	/* the parked list's reference */
+	if (log->fixed && sh->dirty_unit &&
+	    sh->dirty_unit == oldest_live(log)) {
+		/* L12: its parity goes into X (build_x()) */
+		list_add_tail(&sh->log_list, &log->x_wait);
+		log->x_count++;
+	} else {
+		/* L11: the oldest unit's always fit, a miscount */
+		WARN_ON_ONCE(pins_oldest(log, sh));
+		list_add_tail(&sh->log_list, &log->parked_wb);
+		log->stats.parity_waits++;
 	}
-	return err;
+	return true;
 }
 
 /*
- * Write-back: log @sh's data (R5J_LOG_DATA) or its destage parity
- * (R5J_LOG_PARITY).  Neither queues behind parked write-through stripes
- * (they are other stripes: no order to keep).  -EAGAIN: no room (data
- * only); a destage's parity without room parks on log->parked_wb until
- * the oldest unit's destages and reclaim free some (L11).
+ * Log @sh (@what: a write-through stripe, write-back data or destage
+ * parity) in the open unit, opening a new one when it is full, and send
+ * the unit that filled up.  0 also when @sh was parked; -EAGAIN: no room
+ * for write-back data; -EIO: the journal failed.
  */
-static int write_unparked(struct r5j_journal *log, struct r5j_stripe *sh,
-			  enum r5j_log_what what)
+static int log_stripe(struct r5j_journal *log, struct r5j_stripe *sh,
+		      enum r5j_log_what what)
 {
 	struct r5j_log_unit *spare = NULL, *full;
+	bool parked;
 	int err;
 
 again:
 	full = NULL;
+	parked = false;
 	if (!log->open && !spare)
 		spare = new_unit(log);
 	spin_lock_irq(&log->lock);
 	if (log->failed)
 		err = -EIO;
+	else if (what == R5J_LOG_STRIPE && !list_empty(&log->parked))
+		err = -EAGAIN;		/* keep arrival order */
 	else
 		err = add_stripe(log, sh, &spare, &full, what);
-	if (err == -EAGAIN && !full && what == R5J_LOG_PARITY) {
-		sh->write_stage = R5J_W_PARKED;
-		atomic_inc(&sh->count);	/* the parked list's reference */
-		if (log->fixed && sh->dirty_unit &&
-		    sh->dirty_unit == oldest_live(log)) {
-			/* L12: its parity goes into X (build_x()) */
-			list_add_tail(&sh->log_list, &log->x_wait);
-			log->x_count++;
-		} else {
-			/* L11: the oldest unit's always fit, a miscount */
-			WARN_ON_ONCE(pins_oldest(log, sh));
-			list_add_tail(&sh->log_list, &log->parked_wb);
-			log->stats.parity_waits++;
-		}
-	}
+	if (err == -EAGAIN)
+		parked = park_stripe(log, sh, what, full);
 	spin_unlock_irq(&log->lock);
 	if (full)
 		submit_unit(log, full);
-	if (err == -ENOMEM || (err == -EAGAIN && full))
+	if (err == -ENOMEM || (err == -EAGAIN && !parked && full))
 		goto again;		/* the open unit was full: new one */
 	if (spare)
 		free_unit(spare);
 	if (err == -EAGAIN) {
 		wake_reclaim(log);
-		if (what == R5J_LOG_PARITY)
-			err = 0;	/* parked */
+		if (parked)
+			err = 0;
 	}
 	return err;
 }
 
+int r5j_journal_write_stripe(struct r5j_journal *log, struct r5j_stripe *sh)
+{
+	return log_stripe(log, sh, R5J_LOG_STRIPE);
+}
+
 int r5j_journal_write_data(struct r5j_journal *log, struct r5j_stripe *sh)
 {
-	return write_unparked(log, sh, R5J_LOG_DATA);
+	return log_stripe(log, sh, R5J_LOG_DATA);
 }
 
 int r5j_journal_write_parity(struct r5j_journal *log, struct r5j_stripe *sh)
 {
-	return write_unparked(log, sh, R5J_LOG_PARITY);
+	return log_stripe(log, sh, R5J_LOG_PARITY);
 }
 
 void r5j_journal_data_stable(struct r5j_journal *log, struct r5j_stripe *sh)
@@ -1613,7 +1559,7 @@ ssize_t r5j_journal_stats_show(struct r5j_journal *log, char *page)
 			  st.parity_waits, wb_stripes, st.room_short,
 			  log->fixed, st.x_units, log->raid456_room,
 			  data_only, recovery, list_cap, list_max);
-	return len + r5j_wbcache_stats(log->conf, page, len);
+	return len;
 }
 
 int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
@@ -1663,10 +1609,10 @@ int r5j_journal_init(struct r5j_conf *conf, struct md_rdev *rdev)
 	/* stripes one unit may pin: a small part of the ring (L11) */
 	BUILD_BUG_ON(R5J_WB_MAX_PINS != R5J_UNIT_MAX_PINS);
 	log->pin_cap = r5j_wb_pin_cap(log->fmt.ring_sectors);
-	log->raid456_room = wb_recoverable_by == R5J_RECOVERABLE_BY_RAID456;
+	log->raid456_room = r5j_wb_recoverable_by() == R5J_RECOVERABLE_BY_RAID456;
 	log->raid456_stripes = READ_ONCE(r5j_hook_raid456_stripes);
 	/* L12: C, so that X's parity fits a unit and its head pool */
-	log->fixed = wb_recoverable_by == R5J_RECOVERABLE_BY_RAID5J;
+	log->fixed = r5j_wb_recoverable_by() == R5J_RECOVERABLE_BY_RAID5J;
 	if (log->fixed)
 		log->pin_cap = r5j_wb_x_cap(log->pin_cap,
 					    r5j_parity_batch(conf->max_degraded));

@@ -42,27 +42,12 @@
 #include <linux/blkdev.h>
 #include <linux/hash.h>
 #include <linux/list_sort.h>
-#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "raid5j/bounds.h"
 #include "r5j_journal_int.h"
-#include "r5j_sysfs.h"
-
-/*
- * Budget for the stripes a recovery tracks at once (entries of a few
- * dozen bytes, not pages).  0, the default: as many as the journal has
- * blocks, so no log is refused for its size and the memory follows what
- * the log holds (a write-back journal's dirty data is bounded by the
- * journal, journal.md section 15, "Run time").  Set: a cap, 16 MiB tracks
- * ~190,000 stripes of a 4-member array; a journal needing more is
- * refused, never half replayed.
- */
-static unsigned int recovery_mem_kb;
-module_param(recovery_mem_kb, uint, 0444);
-MODULE_PARM_DESC(recovery_mem_kb,
-		 "memory cap for journal recovery's stripe table, KiB; 0: sized by the journal; read at assembly (default 0)");
+#include "r5j_params.h"
 
 /* hash buckets: 2^14, up to 2^20 for the stripes a large journal holds */
 #define REC_HASH_BITS_MIN	14
@@ -248,7 +233,7 @@ unsigned int r5j_recovery_max_stripes(struct r5j_conf *conf, u64 ring_sectors)
 {
 	size_t entry = struct_size_t(struct rec_stripe, blocks,
 				     conf->raid_disks);
-	unsigned int kb = READ_ONCE(recovery_mem_kb);
+	unsigned int kb = r5j_recovery_mem_kb();
 
 	if (!kb)
 		return min_t(u64, ring_sectors / R5J_BLOCK_SECTORS +
@@ -270,7 +255,7 @@ static struct rec_stripe *find_rec_stripe(struct rec_ctx *rc, sector_t sector,
 	if (rc->nr_pending >= rc->max_pending) {
 		pr_err("md/raid:%s: journal holds more than %u stripes with data but no parity yet, more than recovery_mem_kb=%u allows: refused, nothing written\n",
 		       mdname(rc->conf->mddev), rc->max_pending,
-		       recovery_mem_kb);
+		       r5j_recovery_mem_kb());
 		return ERR_PTR(-E2BIG);
 	}
 	rs = kzalloc(struct_size(rs, blocks, rc->conf->raid_disks),

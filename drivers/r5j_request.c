@@ -700,3 +700,6 @@ sector_t r5j_sync_request(struct mddev *mddev, sector_t sector_nr,
 	r5j_release_stripe(sh);
 	return R5J_STRIPE_SECTORS;
 }
+
+/* md core's sync_request op where its prototype differs (r5j_compat.h) */
+R5J_SYNC_REQUEST_OP(r5j_sync_request)

@@ -21,16 +21,9 @@
 #include <linux/slab.h>
 #include <linux/completion.h>
 #include <linux/lcm.h>
+#include <linux/raid/md_p.h>
 #include "r5j.h"
-
-/*
- * An administrator's veto, like writeback: with reshape=0 raid5j starts
- * and continues no reshape (an interrupted one runs held, section 5.1).
- */
-static bool reshape_param = true;
-module_param_named(reshape, reshape_param, bool, 0644);
-MODULE_PARM_DESC(reshape,
-		 "allow reshapes (default on; 0 refuses every reshape)");
+#include "r5j_params.h"
 
 /* Largest step buffer: one bio_kmalloc() bio (UIO_MAXIOV pages). */
 #define R5J_RESHAPE_MAX_PAGES	1024
@@ -94,7 +87,7 @@ static s64 least_offset_diff(struct mddev *mddev, bool backwards)
 static const char *cannot_run(struct r5j_conf *conf,
 			      const struct r5j_reshape *rs)
 {
-	if (!READ_ONCE(reshape_param))
+	if (!r5j_reshape_allowed())
 		return "reshape is off: module parameter reshape=0";
 	/* R13: cached data would have to be re-laid while in the log */
 	if (conf->log && READ_ONCE(conf->writeback))
@@ -340,6 +333,128 @@ int r5j_start_reshape(struct mddev *mddev)
 		rs.backwards ? "backwards" : "forwards");
 	hold_for_backup(mddev, conf);
 	return 0;
+}
+
+/*
+ * A superblock is untrusted input (Documentation/reshape.md section 4,
+ * "Crafted reshape fields").  md core only checks that new_data_offset
+ * clears the superblock's own sectors, yet the reshape and the journal's
+ * replay write next-geometry stripes at [new_data_offset, + dev_sectors)
+ * of each member: that range must lie on the device, clear of the
+ * superblock, the bad block log and the start of a bitmap.  The bitmap's
+ * length is not known before md core loads it; a journaled array has
+ * none.  An offset md core did not move is its checked data area.
+ */
+static const char *reshape_offset_bad(struct mddev *mddev,
+				      struct md_rdev *rdev)
+{
+	const struct mdp_superblock_1 *sb;
+	sector_t dev = bdev_nr_sectors(rdev->bdev);
+	sector_t start = rdev->new_data_offset, end, lo;
+	u32 fm;
+	u16 bbs;
+
+	if (start == rdev->data_offset)
+		return NULL;
+	if (start > dev || dev - start < mddev->dev_sectors)
+		return "past the end of the device";
+	end = start + mddev->dev_sectors;
+	if (!mddev->persistent || mddev->external ||
+	    mddev->major_version != 1 || !rdev->sb_page)
+		return NULL;
+	sb = page_address(rdev->sb_page);
+	/* the superblock's 4 KiB block, as mdadm reserves it */
+	if (start < rdev->sb_start + 8 && end > rdev->sb_start)
+		return "over the superblock";
+	bbs = le16_to_cpu(sb->bblog_size);
+	if (bbs && sb->bblog_offset) {
+		lo = rdev->sb_start + (s32)le32_to_cpu(sb->bblog_offset);
+		if (start < lo + bbs && end > lo)
+			return "over the bad block log";
+	}
+	fm = le32_to_cpu(sb->feature_map);
+	if (fm & MD_FEATURE_BITMAP_OFFSET) {
+		lo = rdev->sb_start + (s32)le32_to_cpu(sb->bitmap_offset);
+		if (start < lo + 8 && end > lo)
+			return "over the bitmap";
+	}
+	return NULL;
+}
+
+/*
+ * An array a reshape was interrupted on (by raid456 or mdadm): the
+ * geometries from the superblock fields md core loaded
+ * (Documentation/reshape.md, section 1), accepted exactly when raid456
+ * would resume it without userspace help (r5j_reshape_resume_ok()).
+ * raid5j serves I/O through both geometries; r5j_check_reshape() then
+ * decides whether the reshape continues (r5j_reshape.c) or, for a kind
+ * it does not run, is held where it is.
+ */
+int r5j_reshape_setup(struct mddev *mddev, struct r5j_reshape *rs)
+{
+	struct md_rdev *rdev;
+	const char *why = NULL;
+	bool first = true;
+
+	memset(rs, 0, sizeof(*rs));
+	if (mddev->reshape_position == MaxSector)
+		return 0;
+	r5j_journal_offset_fixed(mddev);
+	rs->prev.level = mddev->level;
+	rs->prev.layout = mddev->layout;
+	rs->prev.raid_disks = mddev->raid_disks - mddev->delta_disks;
+	rs->prev.chunk_sectors = mddev->chunk_sectors;
+	rs->next.level = mddev->new_level;
+	rs->next.layout = mddev->new_layout;
+	rs->next.raid_disks = mddev->raid_disks;
+	rs->next.chunk_sectors = mddev->new_chunk_sectors;
+	rs->dev_sectors = mddev->dev_sectors;
+	rs->backwards = mddev->reshape_backwards;
+	/* the member with the least room, as raid456's min_offset_diff */
+	rdev_for_each(rdev, mddev) {
+		s64 diff = (s64)rdev->new_data_offset - (s64)rdev->data_offset;
+
+		if (rdev->raid_disk < 0 || test_bit(Journal, &rdev->flags))
+			continue;
+		if (first || (rs->backwards ? diff < rs->offset_diff :
+			      diff > rs->offset_diff))
+			rs->offset_diff = diff;
+		first = false;
+	}
+	rdev_for_each(rdev, mddev) {
+		if (rdev->raid_disk < 0 || test_bit(Journal, &rdev->flags))
+			continue;
+		why = reshape_offset_bad(mddev, rdev);
+		if (why) {
+			pr_err("md/raid:%s: reshape at %llu not resumable: new_offset of %pg puts its data at %llu, %s\n",
+			       mdname(mddev),
+			       (unsigned long long)mddev->reshape_position,
+			       rdev->bdev,
+			       (unsigned long long)rdev->new_data_offset, why);
+			return -EINVAL;
+		}
+	}
+	if (rs->prev.raid_disks < 1 || rs->prev.raid_disks > R5J_MAX_DISKS)
+		why = "bad device count change";
+	else if (!is_power_of_2(rs->prev.chunk_sectors) ||
+		 !is_power_of_2(rs->next.chunk_sectors))
+		why = "chunk size must be a power of two";
+	else if (r5j_reshape_check(rs, &why))
+		;
+	else if (mddev->reshape_position > r5j_reshape_end(rs))
+		why = "reshape_position past the end of the reshape";
+	else if (!r5j_reshape_pos_valid(rs, mddev->reshape_position))
+		why = "reshape_position not on a reshape step boundary";
+	else if (!r5j_reshape_resume_ok(rs, mddev->reshape_position,
+					mddev->ro))
+		why = "position too early for auto-recovery (as raid456)";
+	if (why) {
+		pr_err("md/raid:%s: reshape at %llu not resumable: %s\n",
+		       mdname(mddev),
+		       (unsigned long long)mddev->reshape_position, why);
+		return -EINVAL;
+	}
+	return 1;
 }
 
 /*

@@ -3,12 +3,12 @@
  * raid5j array attributes in /sys/block/mdX/md/: the raid456 names users
  * and mdadm know, plus raid5j_stats for what the engine did.
  */
-#include <linux/moduleparam.h>
 #include <linux/kernel.h>
 #include <linux/sysfs.h>
 #include <linux/raid/pq.h>
 #include "r5j.h"
 #include "r5j_sysfs.h"
+#include "r5j_params.h"
 #include "r5j_journal.h"
 
 static ssize_t stripe_cache_size_show(struct mddev *mddev, char *page)
@@ -380,21 +380,6 @@ static ssize_t journal_mode_show(struct mddev *mddev, char *page)
 }
 
 /*
- * An administrator's veto on write-back (Documentation/journal.md, section
- * 15): with writeback=0 the switch is refused and a log that recorded
- * write-back starts in write-through.  On by default.
- */
-static bool writeback_param = true;
-module_param_named(writeback, writeback_param, bool, 0644);
-MODULE_PARM_DESC(writeback,
-		 "allow journal_mode write-back (default on; 0 refuses it)");
-
-bool r5j_writeback_allowed(void)
-{
-	return READ_ONCE(writeback_param);
-}
-
-/*
  * Switch the journal mode (wb: write-back), reconfig_mutex held: the
  * journal_mode attribute and dm-raid's journal_mode table argument.
  */
@@ -478,7 +463,10 @@ static ssize_t journal_stats_show(struct mddev *mddev, char *page)
 	if (ret)
 		return ret;
 	conf = mddev->private;
-	ret = (conf && conf->log) ? r5j_journal_stats_show(conf->log, page) : 0;
+	if (conf && conf->log) {
+		ret = r5j_journal_stats_show(conf->log, page);
+		ret += r5j_wbcache_stats(conf, page, ret);
+	}
 	mddev_unlock(mddev);
 	return ret;
 }

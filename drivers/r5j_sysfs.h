@@ -6,7 +6,6 @@ struct mddev;
 
 void r5j_sysfs_register(struct mddev *mddev);
 void r5j_sysfs_unregister(struct mddev *mddev);
-bool r5j_writeback_allowed(void);	/* module parameter writeback */
 /* reconfig_mutex held */
 int r5j_journal_mode_set(struct mddev *mddev, bool wb);
 int r5j_stripe_cache_set(struct mddev *mddev, unsigned long size);

@@ -82,6 +82,33 @@ static bool r5j_layout_valid(int level, int layout)
 	}
 }
 
+/*
+ * Level changes keep every block where it is: RAID5's layouts 0..4 are
+ * RAID6's 16..20 without the Q member (last), parity-N is parity-N.
+ */
+int r5j_layout_5_to_6(int layout)
+{
+	switch (layout) {
+	case R5J_ALG_LEFT_ASYMMETRIC:
+	case R5J_ALG_RIGHT_ASYMMETRIC:
+	case R5J_ALG_LEFT_SYMMETRIC:
+	case R5J_ALG_RIGHT_SYMMETRIC:
+	case R5J_ALG_PARITY_0:
+		return layout + R5J_ALG_LEFT_ASYMMETRIC_6;
+	case R5J_ALG_PARITY_N:
+		return R5J_ALG_PARITY_N;
+	}
+	return -1;
+}
+
+int r5j_layout_6_to_5(int layout)
+{
+	if (layout >= R5J_ALG_LEFT_ASYMMETRIC_6 &&
+	    layout <= R5J_ALG_PARITY_0_6)
+		return layout - R5J_ALG_LEFT_ASYMMETRIC_6;
+	return layout == R5J_ALG_PARITY_N ? R5J_ALG_PARITY_N : -1;
+}
+
 int r5j_geom_check(const struct r5j_geom *g, const char **msg)
 {
 	const char *why = NULL;

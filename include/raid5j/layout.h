@@ -58,6 +58,13 @@ struct r5j_stripe_map {
 /* Validate a geometry; returns 0 or -EINVAL and, if msg, a reason. */
 int r5j_geom_check(const struct r5j_geom *g, const char **msg);
 
+/*
+ * The RAID6 layout whose first raid_disks - 1 members are placed exactly
+ * as this RAID5 layout (Q on the new last member), and back; -1: none.
+ */
+int r5j_layout_5_to_6(int layout);
+int r5j_layout_6_to_5(int layout);
+
 /* Number of parity members (1 for RAID4/5, 2 for RAID6). */
 int r5j_geom_parity_disks(const struct r5j_geom *g);
 

@@ -124,6 +124,57 @@ static void test_geom_check(void)
 	CHECK_EQ(r5j_geom_check(&g, NULL), 0);
 }
 
+/*
+ * A RAID5 <-> RAID6 takeover moves no block: every data block of the RAID5
+ * array sits on the same member and dev sector, with the same P, in its
+ * RAID6 counterpart, whose Q is the new last member.
+ */
+static void test_level_change_layouts(void)
+{
+	int l, l6, n, i;
+	u64 s;
+
+	for (l = -1; l <= 22; l++) {
+		l6 = r5j_layout_5_to_6(l);
+		TEST_NOTE("RAID5 layout %d -> %d", l, l6);
+		CHECK_EQ(l6 >= 0, l >= 0 && l <= 5);
+		if (l6 < 0)
+			continue;
+		CHECK_EQ(r5j_layout_6_to_5(l6), l);
+		for (n = 3; n <= 7; n++) {
+			for (i = 0; i < NR_CHUNKS; i++) {
+				struct r5j_geom g5 = geom(5, l, n, chunks[i]);
+				struct r5j_geom g6 = geom(6, l6, n + 1, chunks[i]);
+				u64 end = r5j_array_size(&g5, 16 * chunks[i]);
+
+				REQUIRE(r5j_geom_check(&g5, NULL) == 0);
+				REQUIRE(r5j_geom_check(&g6, NULL) == 0);
+				CHECK_EQ(r5j_array_size(&g6, 16 * chunks[i]), end);
+				for (s = 0; s < end; s += R5J_STRIPE_SECTORS) {
+					struct r5j_stripe_map m5, m6;
+					int d5, d6;
+					u64 ds5, ds6;
+
+					ds5 = r5j_map_array_sector(&g5, s, &d5, &m5);
+					ds6 = r5j_map_array_sector(&g6, s, &d6, &m6);
+					CHECK_EQ(ds5, ds6);
+					CHECK_EQ(d5, d6);
+					CHECK_EQ(m5.pd_idx, m6.pd_idx);
+					CHECK_EQ(m6.qd_idx, n);
+				}
+			}
+		}
+	}
+	TEST_NOTE("RAID6 layouts without a RAID5 counterpart");
+	for (l = -1; l <= 22; l++) {
+		int l5 = r5j_layout_6_to_5(l);
+
+		CHECK_EQ(l5 >= 0, (l >= 16 && l <= 20) || l == 5);
+		if (l5 >= 0)
+			CHECK_EQ(r5j_layout_5_to_6(l5), l);
+	}
+}
+
 static void test_disk_counts(void)
 {
 	struct r5j_geom g = geom(4, 0, 5, 128);
@@ -689,6 +740,7 @@ int main(void)
 {
 	RUN_TEST(test_geom_check);
 	RUN_TEST(test_disk_counts);
+	RUN_TEST(test_level_change_layouts);
 	RUN_TEST(test_known_points);
 	RUN_TEST(test_map_raid4);
 	RUN_TEST(test_map_raid5);
