@@ -17,6 +17,7 @@
 #include <linux/ratelimit.h>
 #include "raid5j/parity.h"
 #include "r5j.h"
+#include "r5j_trace.h"
 #include "r5j_journal.h"
 
 struct r5j_state {
@@ -268,6 +269,8 @@ static void r5j_end_io(struct bio *bio)
 	struct md_rdev *rdev = io->rdev;
 	bool is_write = op_is_write(bio_op(bio));
 
+	trace_r5j_member_end(sh, io->idx, is_write, io->replacement,
+			     blk_status_to_errno(bio->bi_status));
 	if (bio->bi_status && is_write)
 		write_failed(sh, io, rdev);
 	else if (bio->bi_status)
@@ -304,6 +307,8 @@ static void submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 	struct bio_list *queue;
 	int slot;
 
+	trace_r5j_member_submit(sh, io->idx, op_is_write(opf), io->replacement,
+				0);
 	if (op_is_write(opf))
 		atomic64_inc(&conf->stats.member_writes);
 	else
@@ -785,6 +790,7 @@ static void finish_writes(struct r5j_stripe *sh, struct r5j_state *s)
 		r5j_journal_stripe_done(conf->log, sh);
 	if (test_and_clear_bit(R5J_STRIPE_DIRTY, &sh->state)) {
 		/* destaged: the members have it, the log may let it go */
+		trace_r5j_wb_destage(sh);
 		if (conf->log)
 			r5j_journal_destaged(conf->log, sh);
 		clear_bit(R5J_STRIPE_DESTAGE, &sh->state);
@@ -1323,6 +1329,7 @@ static void finish_cached_write(struct r5j_stripe *sh)
 	struct r5j_bref *ref;
 	int i;
 
+	trace_r5j_wb_cache(sh);
 	/* dirty before the first bio completes: aligned reads look */
 	if (!test_and_set_bit(R5J_STRIPE_DIRTY, &sh->state)) {
 		sh->dirty_tick = READ_ONCE(conf->dirty_tick);
@@ -2112,6 +2119,7 @@ void r5j_handle_stripe(struct r5j_stripe *sh)
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_state s;
 
+	trace_r5j_stripe_handle(sh);
 	if (atomic_read(&sh->io_pending))
 		return;		/* the last completion brings it back */
 	if (sh->wb_entry && r5j_wbcache_reload(sh))

@@ -6,6 +6,7 @@
 #include <linux/hash.h>
 #include <linux/slab.h>
 #include "r5j.h"
+#include "r5j_trace.h"
 
 /* write-back: percent of the cache free before waiting writers go on */
 #define R5J_FREE_SHARE	25
@@ -448,6 +449,8 @@ struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
 			conf->stripes_blocked = false;
 	}
 	spin_unlock_irq(&conf->lock);
+	if (sh)
+		trace_r5j_stripe_get(sh);
 	return sh;
 }
 
@@ -467,6 +470,7 @@ void r5j_release_stripe(struct r5j_stripe *sh)
 
 	spin_lock_irqsave(&conf->lock, flags);
 	if (atomic_dec_and_test(&sh->count)) {
+		trace_r5j_stripe_release(sh);
 		conf->active_stripes--;
 		if (test_bit(R5J_STRIPE_HANDLE, &sh->state)) {
 			list_add_tail(&sh->lru, &conf->handle_list);
@@ -522,6 +526,7 @@ struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
 	atomic_set(&sh->count, 1);
 	conf->active_stripes++;
 	spin_unlock_irq(&conf->lock);
+	trace_r5j_stripe_get(sh);
 	return sh;
 }
 
