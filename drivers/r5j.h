@@ -29,6 +29,7 @@
 #include <linux/bio.h>
 #include <linux/blkdev.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/mempool.h>
@@ -46,6 +47,9 @@
 #define R5J_DEFAULT_STRIPES	256	/* stripe_cache_size at start, as raid456 */
 #define R5J_MIN_STRIPES		17	/* as raid456 */
 #define R5J_MAX_STRIPES		32768
+/* growing back what the shrinker took: stripes a daemon pass, and pause */
+#define R5J_REGROW_BATCH	16
+#define R5J_REGROW_DELAY	HZ
 #define R5J_R5CONF_HASH_LOCKS	8	/* raid456's NR_STRIPE_HASH_LOCKS */
 #define R5J_HASH_SHIFT		10
 #define R5J_MAX_REQ_STRIPES	256	/* largest bio, in stripes (1 MiB) */
@@ -210,6 +214,7 @@ struct r5j_stats {
 	atomic64_t member_submit_us_max; /* longest r5j_submit_pending() */
 	atomic64_t member_submit_slow;	/* of them, >= R5J_SUBMIT_SLOW_MS */
 	atomic64_t member_holds;	/* r5j_end_pass() kept bios queued */
+	atomic64_t stripes_shrunk;	/* idle stripes the shrinker freed */
 };
 
 struct r5j_conf {
@@ -291,6 +296,10 @@ struct r5j_conf {
 	struct r5j_blist held;		/* write shares held for sb update */
 	int active_stripes;		/* count > 0 */
 	int nr_free;			/* on inactive */
+	/* resize, repool and the shrinker: who changes the pool */
+	struct mutex cache_mutex;
+	struct shrinker *cache_shrinker;
+	unsigned long shrunk_at;	/* jiffies of the last shrinker scan */
 	bool stripes_blocked;		/* write-back: see r5j_get_stripe() */
 	wait_queue_head_t wait_for_stripe;
 	wait_queue_head_t wait_quiesce;
@@ -402,7 +411,7 @@ static inline bool r5j_rmw_wins(const struct r5j_conf *conf, int rmw_reads,
 int r5j_cache_init(struct r5j_conf *conf);
 void r5j_cache_free(struct r5j_conf *conf);
 int r5j_cache_resize(struct r5j_conf *conf, int size);
-void r5j_cache_trim(struct r5j_conf *conf);
+void r5j_cache_adjust(struct r5j_conf *conf);
 #define R5J_GET_NOBLOCK	1
 #define R5J_GET_NOQUIESCE 2
 #define R5J_GET_WRITE	4	/* a user write: may wait for the share */

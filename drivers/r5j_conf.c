@@ -83,7 +83,7 @@ static void r5j_daemon(struct md_thread *thread)
 	r5j_end_pass(conf);
 	blk_finish_plug(&plug);
 	r5j_return_held_bios(conf);
-	r5j_cache_trim(conf);
+	r5j_cache_adjust(conf);
 
 	/* held completions need another look once the superblock is out */
 	if (!r5j_blist_empty(&conf->held))

@@ -17,6 +17,7 @@
 #include <linux/ratelimit.h>
 #include "raid5j/parity.h"
 #include "r5j.h"
+#include "r5j_trace.h"
 #include "r5j_journal.h"
 
 struct r5j_state {
@@ -284,6 +285,7 @@ static void finish_writes(struct r5j_stripe *sh, struct r5j_state *s)
 		r5j_journal_stripe_done(conf->log, sh);
 	if (test_and_clear_bit(R5J_STRIPE_DIRTY, &sh->state)) {
 		/* destaged: the members have it, the log may let it go */
+		trace_r5j_wb_destage(sh);
 		if (conf->log)
 			r5j_journal_destaged(conf->log, sh);
 		clear_bit(R5J_STRIPE_DESTAGE, &sh->state);
@@ -822,6 +824,7 @@ static void finish_cached_write(struct r5j_stripe *sh)
 	struct r5j_bref *ref;
 	int i;
 
+	trace_r5j_wb_cache(sh);
 	/* dirty before the first bio completes: aligned reads look */
 	if (!test_and_set_bit(R5J_STRIPE_DIRTY, &sh->state)) {
 		sh->dirty_tick = READ_ONCE(conf->dirty_tick);
@@ -1611,6 +1614,7 @@ void r5j_handle_stripe(struct r5j_stripe *sh)
 	struct r5j_conf *conf = sh->conf;
 	struct r5j_state s;
 
+	trace_r5j_stripe_handle(sh);
 	if (atomic_read(&sh->io_pending))
 		return;		/* the last completion brings it back */
 	if (sh->wb_entry && r5j_wbcache_reload(sh))

@@ -37,6 +37,7 @@
 #include "raid5j/sb1csum.h"
 #include "r5j_journal_int.h"
 #include "r5j_params.h"
+#include "r5j_trace.h"
 
 static void wake_reclaim(struct r5j_journal *log)
 {
@@ -108,6 +109,9 @@ static void release_stable_units(struct r5j_journal *log)
 			continue;
 		if (unit->state != R5J_UNIT_STABLE)
 			break;
+		trace_r5j_unit_stable(log->mddev, unit->seq, unit->pos,
+				      unit->sectors, unit->fua,
+				      blk_status_to_errno(unit->status));
 		/* its destages' parity is durable: raid456 replays them */
 		for (i = 0; i < R5J_RAID456_HASH_LISTS; i++) {
 			log->wb_lists[i] -= min_t(u32, log->wb_lists[i],
@@ -269,6 +273,8 @@ static void submit_unit(struct r5j_journal *log, struct r5j_log_unit *unit)
 		log->stats.empty_units++;
 	spin_unlock_irq(&log->lock);
 
+	trace_r5j_unit_submit(log->mddev, unit->seq, unit->pos, unit->sectors,
+			      unit->fua, 0);
 	bio->bi_iter.bi_sector = log->rdev->data_offset + unit->pos;
 	bio->bi_end_io = unit_end_io;
 	bio->bi_private = unit;
@@ -1309,7 +1315,7 @@ static bool do_reclaim(struct r5j_journal *log, bool locked)
 {
 	struct mddev *mddev = log->mddev;
 	struct r5j_log_unit *unit, *tmp;
-	u64 new_tail, freed, old_tail;
+	u64 new_tail, freed, old_tail, used;
 	LIST_HEAD(reclaimed);
 
 	if (READ_ONCE(log->failed))
@@ -1338,8 +1344,10 @@ static bool do_reclaim(struct r5j_journal *log, bool locked)
 	}
 	log->tail = new_tail;
 	log->used -= freed;
+	used = log->used;
 	log->stats.reclaims++;
 	spin_unlock_irq(&log->lock);
+	trace_r5j_journal_reclaim(mddev, old_tail, new_tail, used);
 
 	list_for_each_entry_safe(unit, tmp, &reclaimed, list) {
 		list_del(&unit->list);

@@ -8,6 +8,7 @@
  */
 #include <linux/ratelimit.h>
 #include "r5j.h"
+#include "r5j_trace.h"
 
 /* Members that count as lost: missing, failed, or not yet rebuilt. */
 int r5j_calc_degraded(struct r5j_conf *conf)
@@ -233,6 +234,8 @@ static void r5j_end_io(struct bio *bio)
 	struct md_rdev *rdev = io->rdev;
 	bool is_write = op_is_write(bio_op(bio));
 
+	trace_r5j_member_end(sh, io->idx, is_write, io->replacement,
+			     blk_status_to_errno(bio->bi_status));
 	if (bio->bi_status && is_write)
 		write_failed(sh, io, rdev);
 	else if (bio->bi_status)
@@ -265,6 +268,8 @@ void r5j_submit_io(struct r5j_stripe *sh, struct r5j_io *io,
 	struct bio_list *queue;
 	int slot;
 
+	trace_r5j_member_submit(sh, io->idx, op_is_write(opf), io->replacement,
+				0);
 	if (op_is_write(opf))
 		atomic64_inc(&conf->stats.member_writes);
 	else

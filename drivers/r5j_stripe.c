@@ -6,6 +6,7 @@
 #include <linux/hash.h>
 #include <linux/slab.h>
 #include "r5j.h"
+#include "r5j_trace.h"
 
 /* write-back: percent of the cache free before waiting writers go on */
 #define R5J_FREE_SHARE	25
@@ -98,9 +99,9 @@ static void init_stripe(struct r5j_conf *conf, struct r5j_stripe *sh,
 	}
 }
 
-static int grow_one(struct r5j_conf *conf)
+static int grow_one(struct r5j_conf *conf, gfp_t gfp)
 {
-	struct r5j_stripe *sh = alloc_stripe(conf, GFP_KERNEL);
+	struct r5j_stripe *sh = alloc_stripe(conf, gfp);
 
 	if (!sh)
 		return -ENOMEM;
@@ -114,20 +115,21 @@ static int grow_one(struct r5j_conf *conf)
 	return 0;
 }
 
-/* Free idle stripes until at most @size remain; true when done. */
-static bool shrink_to(struct r5j_conf *conf, int size)
+/*
+ * Free idle stripes, least recently used first, while more than @floor
+ * are allocated; at most @max of them.  Returns how many went.
+ */
+static unsigned long drop_idle(struct r5j_conf *conf, int floor,
+			       unsigned long max)
 {
 	struct r5j_stripe *sh;
+	unsigned long n = 0;
 
-	for (;;) {
+	while (n < max) {
 		spin_lock_irq(&conf->lock);
-		if (conf->nr_stripes <= size) {
+		if (conf->nr_stripes <= floor || list_empty(&conf->inactive)) {
 			spin_unlock_irq(&conf->lock);
-			return true;
-		}
-		if (list_empty(&conf->inactive)) {
-			spin_unlock_irq(&conf->lock);
-			return false;
+			break;
 		}
 		sh = list_last_entry(&conf->inactive, struct r5j_stripe, lru);
 		list_del_init(&sh->lru);
@@ -136,7 +138,16 @@ static bool shrink_to(struct r5j_conf *conf, int size)
 		conf->nr_stripes--;
 		spin_unlock_irq(&conf->lock);
 		free_stripe(sh, conf->pool_disks);
+		n++;
 	}
+	return n;
+}
+
+/* Free idle stripes until at most @size remain; true when done. */
+static bool shrink_to(struct r5j_conf *conf, int size)
+{
+	drop_idle(conf, size, ULONG_MAX);
+	return READ_ONCE(conf->nr_stripes) <= size;
 }
 
 /*
@@ -146,30 +157,87 @@ static bool shrink_to(struct r5j_conf *conf, int size)
  */
 int r5j_cache_resize(struct r5j_conf *conf, int size)
 {
-	int err;
+	int err = 0;
 
 	if (size < R5J_MIN_STRIPES || size > R5J_MAX_STRIPES)
 		return -EINVAL;
+	mutex_lock(&conf->cache_mutex);
 	conf->max_nr_stripes = size;
-	while (conf->nr_stripes < size) {
-		err = grow_one(conf);
-		if (err)
-			return err;
-	}
+	while (conf->nr_stripes < size && !err)
+		err = grow_one(conf, GFP_KERNEL);
 	shrink_to(conf, size);
-	return 0;
+	mutex_unlock(&conf->cache_mutex);
+	return err;
 }
 
-/* Daemon: free idle stripes beyond stripe_cache_size. */
-void r5j_cache_trim(struct r5j_conf *conf)
+/*
+ * Stripes the cache works with: stripe_cache_size, or fewer while the
+ * shrinker has taken some and the daemon has not grown them back.  The
+ * write-back shares (free_enough(), r5j_dirty_mark()) are taken of it,
+ * so that a shrunk cache makes progress as a small one does.
+ */
+static int cache_size(struct r5j_conf *conf)
 {
-	if (READ_ONCE(conf->nr_stripes) > READ_ONCE(conf->max_nr_stripes))
-		shrink_to(conf, conf->max_nr_stripes);
+	return max(min(READ_ONCE(conf->nr_stripes),
+		       READ_ONCE(conf->max_nr_stripes)), R5J_MIN_STRIPES);
+}
+
+/*
+ * Daemon: free idle stripes beyond stripe_cache_size (extra ones, or
+ * after the size went down), and grow back what the shrinker took, a
+ * batch a pass and not within R5J_REGROW_DELAY of its last scan.  The
+ * daemon writes what reclaim waits for: it never waits for the mutex,
+ * and its allocations neither do I/O nor retry.
+ */
+void r5j_cache_adjust(struct r5j_conf *conf)
+{
+	int n = READ_ONCE(conf->nr_stripes), max = READ_ONCE(conf->max_nr_stripes);
+	int batch = R5J_REGROW_BATCH;
+
+	if (n == max || (n < max && time_before(jiffies, READ_ONCE(conf->shrunk_at) +
+						R5J_REGROW_DELAY)) ||
+	    !mutex_trylock(&conf->cache_mutex))
+		return;
+	if (n > max)
+		shrink_to(conf, max);
+	while (conf->nr_stripes < conf->max_nr_stripes && batch-- &&
+	       !grow_one(conf, GFP_NOIO | __GFP_NOWARN | __GFP_NORETRY))
+		;
+	mutex_unlock(&conf->cache_mutex);
+}
+
+static unsigned long cache_count(struct shrinker *s, struct shrink_control *sc)
+{
+	struct r5j_conf *conf = r5j_shrinker_priv(s);
+	int n = min(READ_ONCE(conf->nr_free),
+		    READ_ONCE(conf->nr_stripes) - R5J_MIN_STRIPES);
+
+	return n > 0 ? n : SHRINK_EMPTY;
+}
+
+/*
+ * Memory pressure: idle stripes go (their pages are only a read cache),
+ * down to R5J_MIN_STRIPES; stripes in use or dirty stay.  A resize or
+ * repool under way owns the pool: skip this round rather than wait.
+ */
+static unsigned long cache_scan(struct shrinker *s, struct shrink_control *sc)
+{
+	struct r5j_conf *conf = r5j_shrinker_priv(s);
+	unsigned long n;
+
+	if (!mutex_trylock(&conf->cache_mutex))
+		return SHRINK_STOP;
+	n = drop_idle(conf, R5J_MIN_STRIPES, sc->nr_to_scan);
+	WRITE_ONCE(conf->shrunk_at, jiffies);
+	mutex_unlock(&conf->cache_mutex);
+	atomic64_add(n, &conf->stats.stripes_shrunk);
+	return n ? n : SHRINK_STOP;
 }
 
 int r5j_cache_init(struct r5j_conf *conf)
 {
-	int i;
+	char name[48];
+	int i, err;
 
 	conf->hash = kcalloc(1 << R5J_HASH_SHIFT, sizeof(*conf->hash),
 			     GFP_KERNEL);
@@ -177,15 +245,26 @@ int r5j_cache_init(struct r5j_conf *conf)
 		return -ENOMEM;
 	for (i = 0; i < (1 << R5J_HASH_SHIFT); i++)
 		INIT_HLIST_HEAD(&conf->hash[i]);
+	mutex_init(&conf->cache_mutex);
 	if (r5j_wbcache_init(conf))
 		return -ENOMEM;
-	return r5j_cache_resize(conf, R5J_DEFAULT_STRIPES);
+	err = r5j_cache_resize(conf, R5J_DEFAULT_STRIPES);
+	if (err)
+		return err;
+	/* without it the cache keeps its size under memory pressure */
+	snprintf(name, sizeof(name), "raid5j-stripes-%s", mdname(conf->mddev));
+	conf->cache_shrinker = r5j_shrinker_create(conf, name, cache_count,
+						   cache_scan);
+	return 0;
 }
 
 void r5j_cache_free(struct r5j_conf *conf)
 {
 	struct list_head *l;
 
+	if (conf->cache_shrinker)
+		r5j_shrinker_destroy(conf->cache_shrinker);
+	conf->cache_shrinker = NULL;
 	/* stripes a destage could not finish: the journal still has them */
 	spin_lock_irq(&conf->lock);
 	list_for_each(l, &conf->dirty_list)
@@ -239,9 +318,14 @@ int r5j_cache_repool(struct r5j_conf *conf, int disks)
 {
 	if (disks <= conf->pool_disks)
 		return 0;
-	if (!shrink_to(conf, 0))
+	/* no stripe of the old pool size may be freed or added meanwhile */
+	mutex_lock(&conf->cache_mutex);
+	if (!shrink_to(conf, 0)) {
+		mutex_unlock(&conf->cache_mutex);
 		return -EBUSY;
+	}
 	conf->pool_disks = disks;
+	mutex_unlock(&conf->cache_mutex);
 	return r5j_cache_resize(conf, conf->max_nr_stripes);
 }
 
@@ -278,7 +362,7 @@ int r5j_cache_forget(struct r5j_conf *conf)
  */
 static bool free_enough(struct r5j_conf *conf)
 {
-	int max = conf->max_nr_stripes;
+	int max = cache_size(conf);
 	int keep = max(r5j_dirty_mark(conf, READ_ONCE(conf->dirty_low)),
 		       atomic_read(&conf->stuck_stripes));
 	int want = min(max * R5J_FREE_SHARE / 100, max - keep);
@@ -365,6 +449,8 @@ struct r5j_stripe *r5j_get_stripe_geom(struct r5j_conf *conf, sector_t sector,
 			conf->stripes_blocked = false;
 	}
 	spin_unlock_irq(&conf->lock);
+	if (sh)
+		trace_r5j_stripe_get(sh);
 	return sh;
 }
 
@@ -384,6 +470,7 @@ void r5j_release_stripe(struct r5j_stripe *sh)
 
 	spin_lock_irqsave(&conf->lock, flags);
 	if (atomic_dec_and_test(&sh->count)) {
+		trace_r5j_stripe_release(sh);
 		conf->active_stripes--;
 		if (test_bit(R5J_STRIPE_HANDLE, &sh->state)) {
 			list_add_tail(&sh->lru, &conf->handle_list);
@@ -411,7 +498,7 @@ void r5j_release_stripe(struct r5j_stripe *sh)
  * Daemon, write-back cache: a stripe head beyond stripe_cache_size for
  * the evicted stripe at @sector when none is free (journal.md L18),
  * at most @extra of them (R5J_WB_EXTRA_STRIPES, plus L12 X pool);
- * r5j_cache_trim() frees it once idle.  NULL: at the limit or no memory.
+ * r5j_cache_adjust() frees it once idle.  NULL: at the limit or no memory.
  */
 struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
 					sector_t sector, bool prev, int extra)
@@ -439,6 +526,7 @@ struct r5j_stripe *r5j_get_stripe_extra(struct r5j_conf *conf,
 	atomic_set(&sh->count, 1);
 	conf->active_stripes++;
 	spin_unlock_irq(&conf->lock);
+	trace_r5j_stripe_get(sh);
 	return sh;
 }
 
@@ -510,5 +598,5 @@ bool r5j_stripes_free_now(struct r5j_conf *conf, unsigned int n, int flags)
 /* @percent of stripe_cache_size, in stripes */
 int r5j_dirty_mark(struct r5j_conf *conf, int percent)
 {
-	return READ_ONCE(conf->max_nr_stripes) * percent / 100;
+	return cache_size(conf) * percent / 100;
 }

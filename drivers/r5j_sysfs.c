@@ -340,7 +340,8 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 				 "stripe_unblocked %lld\n"
 				 "member_batches %lld\nmember_runs %lld\n"
 				 "member_submit_us_max %lld\n"
-				 "member_submit_slow %lld\nmember_holds %lld\n",
+				 "member_submit_slow %lld\nmember_holds %lld\n"
+				 "stripes_allocated %d\nstripes_shrunk %lld\n",
 				 atomic64_read(&st->stripes_handled),
 				 atomic64_read(&st->rmw),
 				 atomic64_read(&st->rcw),
@@ -356,7 +357,9 @@ static ssize_t raid5j_stats_show(struct mddev *mddev, char *page)
 				 atomic64_read(&st->member_runs),
 				 atomic64_read(&st->member_submit_us_max),
 				 atomic64_read(&st->member_submit_slow),
-				 atomic64_read(&st->member_holds));
+				 atomic64_read(&st->member_holds),
+				 READ_ONCE(conf->nr_stripes),
+				 atomic64_read(&st->stripes_shrunk));
 	}
 	spin_unlock(&mddev->lock);
 	return ret;

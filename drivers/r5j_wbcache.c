@@ -19,6 +19,7 @@
 #include <linux/slab.h>
 #include "r5j.h"
 #include "r5j_journal_int.h"
+#include "r5j_trace.h"
 
 /* reloads queued per call, so the daemon handles them in between */
 #define R5J_WB_RELOAD_BATCH	32
@@ -398,6 +399,7 @@ static int evict(struct r5j_conf *conf, struct r5j_stripe *sh)
 	hlist_del_init(&sh->hash);
 	insert(wbc, e);
 	wbc->evictions++;
+	trace_r5j_wb_evict(sh);
 	/* a free head now: its pages mean nothing */
 	for (i = 0; i < conf->pool_disks; i++) {
 		struct r5j_dev *dev = &sh->dev[i];
@@ -463,6 +465,7 @@ bool r5j_wbcache_reload(struct r5j_stripe *sh)
 	int i, bad = 0;
 
 	if (!e->reading) {
+		trace_r5j_wb_reload(sh);
 		e->reading = true;
 		if (log) {
 			for (i = 0; i < e->nr; i++) {
