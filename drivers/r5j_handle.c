@@ -197,13 +197,44 @@ static void copy_bio_block(struct bio *bio, struct page *page, sector_t block,
 }
 
 /*
+ * External metadata: mdmon records a member failure, then clears the
+ * member's Blocked.  It may clear CHANGE_PENDING first (its answer to an
+ * earlier write-pending), so Blocked is what says the failure is on disk.
+ */
+static bool member_blocked(struct r5j_conf *conf)
+{
+	bool blocked = false;
+	int i;
+
+	if (!conf->mddev->external)
+		return false;
+	rcu_read_lock();
+	for (i = 0; i < conf->raid_disks && !blocked; i++) {
+		struct md_rdev *rdev = rcu_dereference(conf->disks[i].rdev);
+		struct md_rdev *repl = rcu_dereference(conf->disks[i].replacement);
+
+		blocked = (rdev && (test_bit(Blocked, &rdev->flags) ||
+				    test_bit(BlockedBadBlocks, &rdev->flags))) ||
+			  (repl && test_bit(Blocked, &repl->flags));
+	}
+	rcu_read_unlock();
+	return blocked;
+}
+
+static bool writes_held(struct r5j_conf *conf)
+{
+	return test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags) ||
+	       member_blocked(conf);
+}
+
+/*
  * Writes complete only once a member failure they skipped is recorded in
- * the superblock: their shares wait on conf->held (as refs: one bio can
- * have several shares held, so bi_next cannot chain them).
+ * the superblock (or by mdmon): their shares wait on conf->held (as refs:
+ * one bio can have several shares held, so bi_next cannot chain them).
  */
 void r5j_return_held_bios(struct r5j_conf *conf)
 {
-	if (!test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags))
+	if (!writes_held(conf))
 		r5j_end_held_bios(conf);
 }
 
@@ -242,7 +273,7 @@ static void end_write_part(struct r5j_stripe *sh, struct r5j_bref *ref,
 			    ok && !test_bit(R5J_STRIPE_DEGRADED, &sh->state));
 	if (!r5j_is_step_bio(bi))
 		md_write_end(conf->mddev);
-	if (test_bit(MD_SB_CHANGE_PENDING, &conf->mddev->sb_flags)) {
+	if (writes_held(conf)) {
 		spin_lock_irqsave(&conf->lock, flags);
 		r5j_blist_add(&conf->held, ref);
 		spin_unlock_irqrestore(&conf->lock, flags);

@@ -614,6 +614,7 @@ static void r5j_quiesce(struct mddev *mddev, int quiesce)
 		.start_reshape	= r5j_start_reshape,		\
 		.finish_reshape	= r5j_finish_reshape,		\
 		.takeover	= r5j_takeover##lvl,		\
+		.change_consistency_policy = r5j_change_consistency_policy, \
 	}
 
 /* md core names personalities by level; mdadm reads the name from sysfs. */

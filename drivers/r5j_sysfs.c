@@ -476,6 +476,75 @@ static ssize_t journal_stats_show(struct mddev *mddev, char *page)
 
 static struct md_sysfs_entry r5j_journal_stats = __ATTR_RO(journal_stats);
 
+/*
+ * consistency_policy changes (md core's attribute calls this).  As
+ * raid456: "resync" drops a journal that failed or went missing, once the
+ * failed device is out of the array, so that the array takes writes again
+ * without one; "ppl" is for RAID5 without a journal.  Only the superblock
+ * changes.  Write-back data is never dropped: a failed journal device
+ * leaves the array only after every dirty stripe reached the members
+ * (r5j_hot_remove()), and a journal missing at assembly was already left
+ * behind by the forced assembly.  The array stays read-only if it was.
+ */
+int r5j_change_consistency_policy(struct mddev *mddev, const char *buf)
+{
+	struct r5j_conf *conf;
+	struct md_rdev *rdev;
+	int err;
+
+	err = mddev_lock(mddev);
+	if (err)
+		return err;
+	conf = mddev->private;
+	if (!conf || !mddev->pers) {
+		err = -ENODEV;
+	} else if (sysfs_streq(buf, "ppl")) {
+		if (mddev->level != 5 ||
+		    test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
+			pr_warn("md/raid:%s: consistency policy ppl needs RAID5 without a journal\n",
+				mdname(mddev));
+			err = -EINVAL;
+		} else {
+			pr_warn("md/raid:%s: consistency policy ppl: partial parity log (PPL) not supported by raid5j\n",
+				mdname(mddev));
+			err = -EOPNOTSUPP;
+		}
+	} else if (!sysfs_streq(buf, "resync")) {
+		err = -EINVAL;
+	} else if (!test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
+		err = -EINVAL;		/* already resync (or bitmap) */
+	} else if (conf->log && !r5j_journal_failed(conf->log)) {
+		pr_warn("md/raid:%s: consistency policy resync refused: the journal works (only a failed or missing journal can be dropped)\n",
+			mdname(mddev));
+		err = -EINVAL;
+	} else {
+		bool present = !!conf->log;
+
+		rdev_for_each(rdev, mddev)
+			present |= test_bit(Journal, &rdev->flags);
+		if (present) {
+			pr_warn("md/raid:%s: consistency policy resync refused: remove the failed journal device first (mdadm --remove)\n",
+				mdname(mddev));
+			err = -EBUSY;
+		} else if (atomic_read(&conf->dirty_stripes)) {
+			pr_warn("md/raid:%s: consistency policy resync refused: write-back data not yet on the members\n",
+				mdname(mddev));
+			err = -EBUSY;
+		}
+	}
+	if (!err && test_bit(MD_HAS_JOURNAL, &mddev->flags)) {
+		clear_bit(MD_HAS_JOURNAL, &mddev->flags);
+		/* nothing closes the write hole now: the superblock says dirty */
+		clear_bit(MD_JOURNAL_CLEAN, &mddev->flags);
+		md_update_sb(mddev, 1);
+		pr_info("md/raid:%s: consistency policy resync: journal dropped%s\n",
+			mdname(mddev), md_is_rdwr(mddev) ? "" :
+			" (array still read-only: mdadm --readwrite)");
+	}
+	mddev_unlock(mddev);
+	return err;
+}
+
 static struct attribute *r5j_attrs[] = {
 	&r5j_journal_mode.attr,
 	&r5j_journal_stats.attr,

@@ -5,7 +5,7 @@
 #
 #   tests/vm/mkinitramfs.sh KVER OUT.cpio
 #
-# Contents: busybox-static (all applets), the host's bash, mdadm, fio,
+# Contents: busybox-static (all applets), the host's bash, mdadm, mdmon, fio,
 # dmsetup, mkfs.ext4/e2fsck and kmod with every library ldd names, and the
 # kernel modules listed below with their dependencies as resolved by
 # `modprobe -S KVER --show-depends`, plus depmod's index.
@@ -31,7 +31,7 @@ moddir=$modroot/lib/modules/$kver
 [ -d "$moddir/kernel" ] || die "$moddir missing: is linux-image-$kver installed?"
 
 # Programs copied from the host, by name ($PATH lookup).
-PROGS=(bash mdadm fio dmsetup mke2fs mkfs.ext4 e2fsck tune2fs dumpe2fs
+PROGS=(bash mdadm mdmon fio dmsetup mke2fs mkfs.ext4 e2fsck tune2fs dumpe2fs
        kmod blkid wipefs lvm)
 # lvm's commands (lvcreate, pvcreate, ...) are names of the one binary.
 LVM_LINKS=(pvcreate pvremove pvs vgcreate vgremove vgchange vgs vgreduce
