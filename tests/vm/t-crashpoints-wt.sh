@@ -15,7 +15,8 @@
 # (O_DIRECT | O_DSYNC: acknowledged = durable) and after each round
 # records the acknowledgements and issues a log-writes mark "bN".
 # Checking: tests/crashpoints/lwreplay rebuilds the base device at every
-# EVERY-th flush or FUA entry of the log after the first mark, in order;
+# EVERY-th flush or FUA entry of the log after the first mark (default:
+# so that about POINTS points are checked), in order;
 # at each such point a copy of the rebuilt device is sliced again and the
 # array assembled from it, with all members and with one missing (d0, d1,
 # ... in turn from point to point; MISSING_ALL=1: each at every point),
@@ -39,7 +40,8 @@
 # "lwreplay crash log.img OUT ENTRY SEED" rebuilds the base device.
 #
 # Variables: LEVEL (5), JOURNAL (1), JMODE (write-through), BATCHES (24),
-# EVERY (6), MISSING_ALL (0), MISMATCH_EVERY (4), CRASH_SEEDS (0),
+# POINTS (30) or EVERY, POINT_FLAGS (FU: flush and FUA entries; F:
+# flushes only), MISSING_ALL (0), MISMATCH_EVERY (4), CRASH_SEEDS (0),
 # TIMEOUT (600 s a boot).  An assembly costs ~5 s in TCG (journal
 # recovery of up to ~100 stripes included): the CI variants check a few
 # dozen points, the -long ones every point.
@@ -50,7 +52,9 @@ LEVEL=${LEVEL:-5}
 JOURNAL=${JOURNAL:-1}
 JMODE=${JMODE:-write-through}
 BATCHES=${BATCHES:-24}
-EVERY=${EVERY:-6}
+EVERY=${EVERY:-}
+POINTS=${POINTS:-30}
+POINT_FLAGS=${POINT_FLAGS:-FU}
 MISMATCH_EVERY=${MISMATCH_EVERY:-4}
 CRASH_SEEDS=${CRASH_SEEDS:-0}
 MISSING_ALL=${MISSING_ALL:-0}
@@ -73,7 +77,8 @@ vm_disk log 1G
 t0=$(date +%s)
 vm_boot --timeout "$TIMEOUT" --mem 2048 --env LEVEL="$LEVEL" \
 	--env NMEMBERS=$NMEMBERS --env JOURNAL="$JOURNAL" --env JMODE="$JMODE" \
-	--env BATCHES="$BATCHES" --env EVERY="$EVERY" \
+	--env BATCHES="$BATCHES" --env EVERY="$EVERY" --env POINTS="$POINTS" \
+	--env POINT_FLAGS="$POINT_FLAGS" \
 	--env MISMATCH_EVERY="$MISMATCH_EVERY" --env CRASH_SEEDS="$CRASH_SEEDS" \
 	--env MISSING_ALL="$MISSING_ALL" --env MEMBER_MB=$MEMBER_MB --env JOURNAL_MB=$JOURNAL_MB \
 	- base log <<'EOF' || vm_fail "the guest failed (see $VM_LOG)"
@@ -137,10 +142,15 @@ report log "$(/test/lwreplay info "$LOG"), $(grep -c ' M ' /tmp/list) marks"
 
 # ---- the points: flush/FUA entries after the first mark, with the last
 # mark at or before each; every EVERY-th ----
-awk -v every="$EVERY" '
+all=$(awk -v f="[$POINT_FLAGS]" '$2 ~ /M/ && $3 == "start" { on = 1 } on && $2 ~ f' /tmp/list | wc -l)
+every=$EVERY
+[ -z "$every" ] && every=$(( (all + POINTS - 1) / POINTS ))
+[ "$every" -ge 1 ] || every=1
+awk -v every="$every" -v f="[$POINT_FLAGS]" '
 	$2 ~ /M/ { m = $3; if (m == "start") on = 1; next }
-	on && $2 ~ /[FU]/ { if (n++ % every == 0) print $1, $2, m }' /tmp/list > /tmp/points
-report points_all "$(awk '$2 ~ /[FU]/' /tmp/list | wc -l)"
+	on && $2 ~ f { if (n++ % every == 0) print $1, $2, m }' /tmp/list > /tmp/points
+report points_all "$all"
+report every "$every"
 report points "$(wc -l < /tmp/points)"
 
 truncate -s $((SIZE * 512)) /tmp/replay.img
@@ -244,7 +254,7 @@ pass crashpoints
 EOF
 
 secs=$(( $(date +%s) - t0 ))
-echo "log: $(vm_val log); flush/FUA points after the first mark: $(vm_val points_all), checked $(vm_val points) (every $EVERY)"
+echo "log: $(vm_val log); flush/FUA points after the first mark: $(vm_val points_all), checked $(vm_val points) (every $(vm_val every))"
 echo "writing $(vm_val write_secs) s, checking $(vm_val check_secs) s, all $secs s"
 grep '^VAL \(cpfail\|hole\) ' "$VM_RESULTS" | head -n 20 | sed 's/^VAL //'
 echo "summary ($PERSONALITY, RAID$LEVEL, journal ${JOURNAL/#1/$JMODE}): $(vm_val summary)"
