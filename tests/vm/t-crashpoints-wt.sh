@@ -35,7 +35,8 @@
 # Asserts: with a journal, no point fails (PERSONALITY=raid456 records
 # its failures instead, RECORD=1); without, at least one degraded point
 # shows the write hole (which proves the instrument can see a loss).
-# A failure's reproducer: the log disk (kept in build/vm-disks/<test>/),
+# A failure's reproducer: the log disk (kept as
+# build/vm-logs/<test>.<personality>.log.img),
 # the entry and the seed: "lwreplay replay log.img OUT 0 ENTRY" or
 # "lwreplay crash log.img OUT ENTRY SEED" rebuilds the base device.
 #
@@ -258,9 +259,14 @@ echo "log: $(vm_val log); flush/FUA points after the first mark: $(vm_val points
 echo "writing $(vm_val write_secs) s, checking $(vm_val check_secs) s, all $secs s"
 grep '^VAL \(cpfail\|hole\) ' "$VM_RESULTS" | head -n 20 | sed 's/^VAL //'
 echo "summary ($PERSONALITY, RAID$LEVEL, journal ${JOURNAL/#1/$JMODE}): $(vm_val summary)"
-echo "reproducer: the log is $(vm_disk_path log); lwreplay replay LOG OUT 0 ENTRY (crash: lwreplay crash LOG OUT ENTRY SEED)"
 failed=$(vm_val failed) holes=$(vm_val holes)
 [ -n "$failed" ] || vm_fail "no summary from the guest"
+# run.sh deletes a passing scenario's disks: a failure's log is kept
+if [ "$failed" -gt 0 ] || [ "${holes:-0}" -gt 0 ]; then
+	KEPT=$BUILD/vm-logs/$VM_TEST.$PERSONALITY.log.img
+	cp --sparse=always "$(vm_disk_path log)" "$KEPT" || vm_fail "cannot keep the log"
+	echo "reproducer: the log is kept in $KEPT; lwreplay replay LOG OUT 0 ENTRY (crash: lwreplay crash LOG OUT ENTRY SEED) onto a zeroed OUT of $(stat -c %s "$(vm_disk_path base)") bytes"
+fi
 if [ "$JOURNAL" = 0 ]; then
 	[ "${holes:-0}" -gt 0 ] ||
 		vm_fail "no point showed the write hole without a journal: the instrument saw nothing"
