@@ -14,6 +14,14 @@
  *	(a virtio port backed by a host file: it survives the VM's death).
  *	Generations start after GEN_BASE, so runs on one array never reuse one.
  *
+ *   stamp batches DEV BLOCKS STRIPE_BLOCKS THREADS BATCHES ACKFILE GEN_BASE MARKCMD
+ *	The crash-point tests' writer: BATCHES rounds of THREADS writes at
+ *	once (chosen as "write" does, O_DIRECT | O_DSYNC: each write is
+ *	durable when acknowledged).  After each round, its "A" lines are in
+ *	ACKFILE, then "M bN" (N the round, from 0), and then "MARKCMD bN"
+ *	runs (a dm-log-writes mark): every write acknowledged before a mark
+ *	precedes it in ACKFILE.
+ *
  *   stamp check IMAGE BLOCKS ACKLOG
  *	IMAGE holds the array as read back after the crash.  For each block:
  *	acknowledged at generation G: it must carry a valid stamp of itself
@@ -117,67 +125,130 @@ static uint64_t rnd(uint64_t *s)
 
 static int threads;
 
+/* One write of thread @me (seed @seed), stamped and acknowledged. */
+static void write_one(uint64_t me, uint64_t *seed, unsigned char *buf)
+{
+	uint64_t ngroups = nblocks / (4 * stripe_blocks);
+	uint64_t group, base, first, count, gen, i;
+	char line[80];
+
+	/*
+	 * Each thread owns every threads-th group of 4 stripes, so
+	 * writes to a block never overlap in flight: for one block,
+	 * a later acknowledged generation supersedes all earlier.
+	 */
+	group = me + (rnd(seed) % ((ngroups - me + threads - 1) / threads)) *
+		threads;
+	base = group * 4 * stripe_blocks;
+	if (small) {
+		count = 1;
+		first = base + rnd(seed) % (4 * stripe_blocks);
+	} else if (rnd(seed) & 1) {
+		uint64_t off = rnd(seed) % (4 * stripe_blocks - 1);
+
+		count = 1 + rnd(seed) % (stripe_blocks - 1);
+		if (off + count > 4 * stripe_blocks)
+			count = 4 * stripe_blocks - off;
+		first = base + off;
+	} else {
+		uint64_t s0 = rnd(seed) % 4;
+
+		count = stripe_blocks * (1 + rnd(seed) % (4 - s0));
+		first = base + s0 * stripe_blocks;
+	}
+	gen = atomic_fetch_add(&next_gen, 1);
+	for (i = 0; i < count; i++)
+		fill_block(buf + i * BLK, first + i, gen);
+	if (pwrite(dev_fd, buf, count * BLK, first * BLK) !=
+	    (ssize_t)(count * BLK)) {
+		fprintf(stderr, "stamp: write %llu+%llu: %s\n",
+			(unsigned long long)first,
+			(unsigned long long)count, strerror(errno));
+		exit(2);
+	}
+	snprintf(line, sizeof(line), "A %llu %llu %llu\n",
+		 (unsigned long long)first, (unsigned long long)count,
+		 (unsigned long long)gen);
+	pthread_mutex_lock(&ack_lock);
+	if (write(ack_fd, line, strlen(line)) < 0)
+		exit(3);
+	pthread_mutex_unlock(&ack_lock);
+	atomic_fetch_add(&acked_ios, 1);
+}
+
 static void *writer(void *arg)
 {
 	uint64_t me = (uintptr_t)arg - 1;
-	uint64_t ngroups = nblocks / (4 * stripe_blocks);
 	uint64_t seed = (me + 1) * 0x2545f4914f6cdd1dULL + time(NULL);
-	uint64_t group, base;
-	size_t max = stripe_blocks * 4;
 	unsigned char *buf;
 	time_t end = time(NULL) + seconds;
-	char line[80];
 
-	if (posix_memalign((void **)&buf, BLK, max * BLK))
+	if (posix_memalign((void **)&buf, BLK, stripe_blocks * 4 * BLK))
 		return NULL;
-	while (time(NULL) < end) {
-		uint64_t first, count, gen, i;
-
-		/*
-		 * Each thread owns every threads-th group of 4 stripes, so
-		 * writes to a block never overlap in flight: for one block,
-		 * a later acknowledged generation supersedes all earlier.
-		 */
-		group = me + (rnd(&seed) % ((ngroups - me + threads - 1) / threads)) *
-			threads;
-		base = group * 4 * stripe_blocks;
-		if (small) {
-			count = 1;
-			first = base + rnd(&seed) % (4 * stripe_blocks);
-		} else if (rnd(&seed) & 1) {
-			uint64_t off = rnd(&seed) % (4 * stripe_blocks - 1);
-
-			count = 1 + rnd(&seed) % (stripe_blocks - 1);
-			if (off + count > 4 * stripe_blocks)
-				count = 4 * stripe_blocks - off;
-			first = base + off;
-		} else {
-			uint64_t s0 = rnd(&seed) % 4;
-
-			count = stripe_blocks * (1 + rnd(&seed) % (4 - s0));
-			first = base + s0 * stripe_blocks;
-		}
-		gen = atomic_fetch_add(&next_gen, 1);
-		for (i = 0; i < count; i++)
-			fill_block(buf + i * BLK, first + i, gen);
-		if (pwrite(dev_fd, buf, count * BLK, first * BLK) !=
-		    (ssize_t)(count * BLK)) {
-			fprintf(stderr, "stamp: write %llu+%llu: %s\n",
-				(unsigned long long)first,
-				(unsigned long long)count, strerror(errno));
-			exit(2);
-		}
-		snprintf(line, sizeof(line), "A %llu %llu %llu\n",
-			 (unsigned long long)first, (unsigned long long)count,
-			 (unsigned long long)gen);
-		pthread_mutex_lock(&ack_lock);
-		if (write(ack_fd, line, strlen(line)) < 0)
-			exit(3);
-		pthread_mutex_unlock(&ack_lock);
-		atomic_fetch_add(&acked_ios, 1);
-	}
+	while (time(NULL) < end)
+		write_one(me, &seed, buf);
 	free(buf);
 	return NULL;
+}
+
+/* A round of the batches writer: one write of thread arg - 1. */
+static uint64_t batch_seeds[64];
+
+static void *batch_writer(void *arg)
+{
+	uint64_t me = (uintptr_t)arg - 1;
+	unsigned char *buf;
+
+	if (posix_memalign((void **)&buf, BLK, stripe_blocks * 4 * BLK))
+		exit(2);
+	write_one(me, &batch_seeds[me], buf);
+	free(buf);
+	return NULL;
+}
+
+static int do_batches(int argc, char **argv)
+{
+	pthread_t tid[64];
+	char line[80], cmd[512];
+	int i, b, batches;
+
+	if (argc != 10)
+		return 64;
+	dev = argv[2];
+	nblocks = strtoull(argv[3], NULL, 0);
+	stripe_blocks = strtoull(argv[4], NULL, 0);
+	threads = atoi(argv[5]);
+	batches = atoi(argv[6]);
+	if (threads < 1 || threads > 64 || stripe_blocks < 2 ||
+	    nblocks < stripe_blocks * 4 * (uint64_t)threads)
+		return 64;
+	atomic_store(&next_gen, strtoull(argv[8], NULL, 0) + 1);
+	dev_fd = open(dev, O_RDWR | O_DIRECT | O_DSYNC);
+	ack_fd = open(argv[7], O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (dev_fd < 0 || ack_fd < 0) {
+		perror("stamp: open");
+		return 2;
+	}
+	for (i = 0; i < threads; i++)
+		batch_seeds[i] = (i + 1) * 0x2545f4914f6cdd1dULL + time(NULL);
+	for (b = 0; b < batches; b++) {
+		for (i = 0; i < threads; i++)
+			pthread_create(&tid[i], NULL, batch_writer,
+				       (void *)(uintptr_t)(i + 1));
+		for (i = 0; i < threads; i++)
+			pthread_join(tid[i], NULL);
+		snprintf(line, sizeof(line), "M b%d\n", b);
+		if (write(ack_fd, line, strlen(line)) < 0)
+			return 3;
+		snprintf(cmd, sizeof(cmd), "%s b%d", argv[9], b);
+		if (system(cmd)) {
+			fprintf(stderr, "stamp: '%s' failed\n", cmd);
+			return 2;
+		}
+	}
+	printf("stamp: %llu writes acknowledged in %d batches\n",
+	       (unsigned long long)atomic_load(&acked_ios), batches);
+	return 0;
 }
 
 static int do_write(int argc, char **argv)
@@ -345,6 +416,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "write"))
 		r = do_write(argc, argv);
+	else if (argc > 1 && !strcmp(argv[1], "batches"))
+		r = do_batches(argc, argv);
 	else if (argc > 1 && !strcmp(argv[1], "check"))
 		r = do_check(argc, argv);
 	else if (argc > 1 && !strcmp(argv[1], "put"))
@@ -353,6 +426,7 @@ int main(int argc, char **argv)
 		r = do_put_get(argc, argv, 0);
 	if (r == 64)
 		fprintf(stderr, "usage: stamp write DEV BLOCKS STRIPE_BLOCKS THREADS SECONDS ACKFILE [GEN_BASE [small]]\n"
+			"       stamp batches DEV BLOCKS STRIPE_BLOCKS THREADS BATCHES ACKFILE GEN_BASE MARKCMD\n"
 			"       stamp check IMAGE BLOCKS ACKLOG\n"
 			"       stamp put|get DEV FIRST STEP COUNT GEN\n");
 	return r;
