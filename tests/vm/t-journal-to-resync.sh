@@ -37,6 +37,22 @@ set_policy() {
 	( echo "$2" > "/sys/block/$1/md/consistency_policy" ) 2>&1
 }
 
+# writes_after_switch MD LABEL: mdadm --detail says resync, generation 2
+# written, check counts 0, both generations read back; MD stopped
+writes_after_switch() {
+	local md=/dev/$1
+	mdadm --detail $md | grep -E 'State :|Consistency Policy|journal'
+	mdadm --detail $md | grep -q 'Consistency Policy : resync' ||
+		fail "mdadm --detail does not say resync ($1)"
+	run /test/stamp put $md 6 12 "$NBLK" 2
+	check mismatch $md 0
+	/test/stamp get $md 0 12 "$NBLK" 1 | tail -n 1 > /tmp/g1
+	/test/stamp get $md 6 12 "$NBLK" 2 | tail -n 1 > /tmp/g2
+	expect_eq "$(cat /tmp/g1)" "stamp get: ok $NBLK eio 0 stale 0 garbage 0" "$2 gen 1"
+	expect_eq "$(cat /tmp/g2)" "stamp get: ok $NBLK eio 0 stale 0 garbage 0" "$2 gen 2"
+	run mdadm --stop $md
+}
+
 # ---- A: the journal dies under a running write-back array ----
 J=$(disk j)
 jsz=$(blockdev --getsz $J)
@@ -83,18 +99,9 @@ dd if=/dev/zero of=/dev/md0 bs=4K count=1 seek=7001 oflag=direct 2>/dev/null &&
 out=$(set_policy md0 resync) ||
 	fail "echo resync > consistency_policy after the journal died and left: $out"
 expect_eq "$(cat $P)" resync "policy after the switch"
-mdadm --detail /dev/md0 | grep -E 'State :|Consistency Policy|journal'
-mdadm --detail /dev/md0 | grep -q 'Consistency Policy : resync' ||
-	fail "mdadm --detail does not say resync"
 grep -q 'md0 : active raid5' /proc/mdstat || fail "md0 not active read-write"
 run dd if=/dev/zero of=/dev/md0 bs=4K count=1 seek=7001 oflag=direct
-run /test/stamp put /dev/md0 6 12 "$NBLK" 2
-check mismatch /dev/md0 0
-/test/stamp get /dev/md0 0 12 "$NBLK" 1 | tail -n 1 > /tmp/g1
-/test/stamp get /dev/md0 6 12 "$NBLK" 2 | tail -n 1 > /tmp/g2
-expect_eq "$(cat /tmp/g1)" "stamp get: ok $NBLK eio 0 stale 0 garbage 0" "A gen 1"
-expect_eq "$(cat /tmp/g2)" "stamp get: ok $NBLK eio 0 stale 0 garbage 0" "A gen 2"
-run mdadm --stop /dev/md0
+writes_after_switch md0 A
 pass "t-journal-to-resync/journal-failed"
 
 # ---- B: the journal is missing at assembly ----
@@ -112,16 +119,7 @@ out=$(set_policy md1 resync) ||
 	fail "echo resync > consistency_policy with the journal missing: $out"
 expect_eq "$(cat /sys/block/md1/md/consistency_policy)" resync "md1 policy"
 run mdadm --readwrite /dev/md1
-mdadm --detail /dev/md1 | grep -E 'State :|Consistency Policy|journal'
-mdadm --detail /dev/md1 | grep -q 'Consistency Policy : resync' ||
-	fail "mdadm --detail does not say resync (md1)"
-run /test/stamp put /dev/md1 6 12 "$NBLK" 2
-check mismatch /dev/md1 0
-/test/stamp get /dev/md1 0 12 "$NBLK" 1 | tail -n 1 > /tmp/g1
-/test/stamp get /dev/md1 6 12 "$NBLK" 2 | tail -n 1 > /tmp/g2
-expect_eq "$(cat /tmp/g1)" "stamp get: ok $NBLK eio 0 stale 0 garbage 0" "B gen 1"
-expect_eq "$(cat /tmp/g2)" "stamp get: ok $NBLK eio 0 stale 0 garbage 0" "B gen 2"
-run mdadm --stop /dev/md1
+writes_after_switch md1 B
 pass "t-journal-to-resync/journal-missing"
 EOF
 
